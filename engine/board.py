@@ -1,0 +1,117 @@
+"""The board: layout, variants and their start positions, side changes and simple counts.
+
+A board is an ``int8`` array of 26 cells, always seen from the player on roll (the mover),
+who travels from point 24 towards point 1 and bears off below point 1:
+
+    index 0      the opponent's bar (<= 0)
+    index 1..24  the points; positive = mover's checkers, negative = opponent's
+    index 25     the mover's bar (>= 0)
+
+Borne-off checkers are derived from the variant's checkers per side and never stored.
+Batches are ``(N, 26)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+OPP_BAR = 0
+BAR = 25
+CELLS = 26
+HOME = slice(1, 7)  # the mover's home board, points 1..6
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A variant of the game: its name, checkers per side and starting layout."""
+
+    name: str
+    checkers: int
+    # point -> checkers, for each side from its own view (both sides start alike)
+    layout: tuple[tuple[int, int], ...]
+
+    def start_board(self) -> np.ndarray:
+        """The starting position from the mover's view: (26,) int8."""
+        board = np.zeros(CELLS, dtype=np.int8)
+        for point, count in self.layout:
+            board[point] += count
+            board[25 - point] -= count
+        return board
+
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant("standard", 15, ((24, 2), (13, 5), (8, 3), (6, 5))),
+        Variant("nackgammon", 15, ((24, 2), (23, 2), (13, 4), (8, 3), (6, 4))),
+        Variant("hypergammon", 3, ((24, 1), (23, 1), (22, 1))),
+        Variant("longgammon", 15, ((24, 15),)),
+    )
+}
+
+
+def variant(name: str) -> Variant:
+    """Look a variant up by name; a clear ValueError lists the valid names."""
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown variant {name!r}; valid: {', '.join(VARIANTS)}"
+        ) from None
+
+
+def start_boards(n: int, name: str = "standard") -> np.ndarray:
+    """n copies of a variant's starting position: (n, 26) int8."""
+    return np.tile(variant(name).start_board(), (n, 1))
+
+
+def flip(boards: np.ndarray) -> np.ndarray:
+    """Change sides: the opponent becomes the mover. Its own inverse. (..., 26) int8."""
+    return -boards[..., ::-1]
+
+
+def on_board(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Checkers still in play (points and bar) for (mover, opponent): two (N,) int arrays."""
+    b = boards.astype(np.int16)
+    mover = np.where(b > 0, b, 0).sum(axis=-1)
+    opponent = np.where(b < 0, -b, 0).sum(axis=-1)
+    return mover, opponent
+
+
+def borne_off(boards: np.ndarray, checkers: int) -> tuple[np.ndarray, np.ndarray]:
+    """Checkers borne off by (mover, opponent), given the checkers per side."""
+    mover, opponent = on_board(boards)
+    return checkers - mover, checkers - opponent
+
+
+def pip_counts(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pip counts (mover, opponent): the mover's checker on point p needs p pips,
+    the opponent's on our point p needs 25 - p; a bar checker needs 25."""
+    b = boards.astype(np.int32)
+    points = np.arange(CELLS)
+    mover = (np.where(b > 0, b, 0) * points).sum(axis=-1)
+    opponent = (np.where(b < 0, -b, 0) * (25 - points)).sum(axis=-1)
+    return mover, opponent
+
+
+def check_board(board: np.ndarray, checkers: int = 15) -> None:
+    """Raise ValueError naming the problem when a single board is impossible."""
+    board = np.asarray(board)
+    if board.shape != (CELLS,):
+        raise ValueError(f"a board has 26 cells, got shape {board.shape}")
+    if board[OPP_BAR] > 0:
+        raise ValueError("the opponent's bar (cell 0) holds a mover's checker")
+    if board[BAR] < 0:
+        raise ValueError("the mover's bar (cell 25) holds an opponent's checker")
+    mover, opponent = on_board(board[None])
+    if mover[0] > checkers:
+        raise ValueError(f"the player on roll has {mover[0]} checkers; at most {checkers}")
+    if opponent[0] > checkers:
+        raise ValueError(f"the opponent has {opponent[0]} checkers; at most {checkers}")
+
+
+def from_board28(board28) -> np.ndarray:
+    """The 28-int form of ../shared/oracle (mover's off and opponent's off appended)."""
+    return np.asarray(board28[:26], dtype=np.int8)

@@ -1,0 +1,85 @@
+"""The one game loop: G games in lock-step between two policies.
+
+A policy is any callable ``policy(plays, boards, dice) -> (N,) int`` that, given the legal
+plays of N positions, returns for each position the row of ``plays`` it chooses. Training
+and evaluation both play through this loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .board import flip, start_boards, variant as get_variant
+from .game import finished, opening_roll, result_points, roll
+from .movegen import Plays, legal_plays
+
+Policy = Callable[[Plays, np.ndarray, np.ndarray], np.ndarray]
+
+
+def random_policy(rng: np.random.Generator) -> Policy:
+    """A policy choosing uniformly among the distinct legal results."""
+
+    def choose(plays: Plays, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        n = len(boards)
+        counts = plays.counts(n)
+        start = plays.offsets(n)[:-1]
+        return start + (rng.random(n) * counts).astype(np.int64)
+
+    return choose
+
+
+@dataclass
+class Results:
+    """Outcome of G games, from side 0's view.
+
+    points: (G,) int8 -- +1/+2/+3 when side 0 won a single/gammon/backgammon, negative when
+            side 1 won, 0 when the game hit the ply limit unfinished
+    plies:  (G,) int32 -- plays made (including passes) in each game
+    """
+
+    points: np.ndarray
+    plies: np.ndarray
+
+
+def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
+         variant: str = "standard", max_plies: int = 10_000,
+         on_position: Callable[[np.ndarray, np.ndarray], None] | None = None) -> Results:
+    """Play ``games`` games between policies[0] (side 0) and policies[1] (side 1).
+
+    The opening roll decides who moves first and is that side's first roll. Every position
+    a side faces, with its roll, is passed to ``on_position(boards, dice)`` when given.
+    """
+    checkers = get_variant(variant).checkers
+    boards = start_boards(games, variant)  # (G, 26) from the side on roll
+    first, dice = opening_roll(rng, games)
+    side = first.copy()  # (G,) side on roll
+    points = np.zeros(games, dtype=np.int8)
+    plies = np.zeros(games, dtype=np.int32)
+    live = np.arange(games)
+    for ply in range(max_plies):
+        if len(live) == 0:
+            break
+        if ply > 0:
+            dice = roll(rng, len(live))
+        if on_position is not None:
+            on_position(boards[live], dice)
+        after = np.empty((len(live), 26), dtype=np.int8)
+        for s in (0, 1):
+            mine = np.nonzero(side[live] == s)[0]
+            if len(mine) == 0:
+                continue
+            plays = legal_plays(boards[live[mine]], dice[mine])
+            chosen = policies[s](plays, boards[live[mine]], dice[mine])
+            after[mine] = plays.boards[chosen]
+        plies[live] += 1
+        won = finished(after)
+        if won.any():
+            pts = result_points(after[won], checkers)
+            points[live[won]] = np.where(side[live[won]] == 0, pts, -pts)
+        boards[live] = flip(after)
+        side[live] ^= 1
+        live = live[~won]
+    return Results(points, plies)
