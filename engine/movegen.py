@@ -7,10 +7,10 @@ each step. Per input position the results are the boards at the deepest step rea
 as many dice as possible); when only one die of a mixed roll can be used, the larger wins
 if it can be played.
 
-Merging uses a 40-bit hash of the change from the root board with the root index in the
-high bits, so one sort dedups and orders by root at once. Every merge is then verified
-cell by cell against the board kept, and a (never yet seen) collision falls back to an
-exact sort, so results are exact, not probabilistic.
+Each partial play carries an exact two-word key of its change from the root board. Merging
+sorts once on the root index (high bits) and a 40-bit hash of that key, so one sort dedups
+and orders by root at once; every merge is then checked against the exact key, and a
+collision falls back to an exact sort, so results are exact, not probabilistic.
 """
 
 from __future__ import annotations
@@ -22,41 +22,52 @@ import numpy as np
 CELLS = 26
 BAR = 25
 HASH_BITS = 40
-_HASH_MASK = np.uint64((1 << HASH_BITS) - 1)
-_ORDER_SALT = np.uint64(0x9E3779B97F4A7C15)
+MAX_BATCH = 1 << (64 - HASH_BITS)  # the root index lives in the high bits of the sort key
 
-# Random odd 64-bit weight per cell; the hash of a board change is sum(change * weight).
-_W = (np.random.default_rng(20261129).integers(0, 2**63, CELLS, dtype=np.uint64) * 2 + 1)
-_W_OPP_BAR = _W[0]
-# pieces of the hash change for a step landing on point t: plain, hitting, bearing off
-_LAND = np.concatenate([np.zeros(1, np.uint64), _W[1:25]])  # index t (0 = off)
-_LAND_HIT = _LAND * np.uint64(2) - _W_OPP_BAR
-
+# Exact key of a board change: two words, cells 0..12 and 13..25, in balanced base 11.
+# One play changes a cell by -5..+5 (four checkers leave; a blot hit and four land), so each
+# word is an injective sum(change * 11**i) with |value| < 11**13 / 2.
+_BASE = 11
+_POWER = np.array([_BASE ** (c % 13) for c in range(CELLS)], dtype=np.int64)
 _SOURCES = np.arange(1, 26)  # points 1..24 and the bar
-
+_COLUMNS = np.arange(25)
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 
 @dataclass
 class Plays:
     """The legal plays of a batch.
 
     boards: (K, 26) int8 -- each distinct legal afterstate, still from the mover's view
-    root:   (K,)  int64  -- index of the input position it came from, sorted ascending
-    steps:  (K, 4, 2) int8 -- one play reaching it: (from, to) per step, to 0 = borne off,
-            from 25 = the bar; unused steps are (-1, -1)
-    hits:   (K, 4) bool  -- whether each step hit a blot
+    root:   (K,) int64 -- index of the input position it came from, sorted ascending
     dice_used: (K,) int8 -- how many dice the play uses (0 when no play is legal)
+    packed: (K, 4) int16 -- one play reaching each result, step by step: source << 6 |
+            target << 1 | hit, -1 for unused steps (read it through ``steps`` and ``hits``)
 
     A position with no legal play yields itself once (dice_used 0), so every root appears.
     """
 
     boards: np.ndarray
     root: np.ndarray
-    steps: np.ndarray
-    hits: np.ndarray
     dice_used: np.ndarray
+    packed: np.ndarray
 
     def __len__(self) -> int:
         return len(self.boards)
+
+    @property
+    def steps(self) -> np.ndarray:
+        """(K, 4, 2) int8: (from, to) per step; to 0 = borne off, from 25 = the bar;
+        unused steps are (-1, -1)."""
+        steps = np.empty(self.packed.shape + (2,), dtype=np.int8)
+        steps[..., 0] = self.packed >> 6
+        steps[..., 1] = (self.packed >> 1) & 31
+        steps[self.packed < 0] = -1
+        return steps
+
+    @property
+    def hits(self) -> np.ndarray:
+        """(K, 4) bool: whether each step hit a blot."""
+        return (self.packed >= 0) & ((self.packed & 1) == 1)
 
     def counts(self, n: int) -> np.ndarray:
         """Number of distinct results per input position: (n,)."""
@@ -72,82 +83,108 @@ class _Level:
     """Partial plays after some number of steps (M rows)."""
 
     boards: np.ndarray  # (M, 26) int8
-    root: np.ndarray  # (M,) int64
-    order: np.ndarray  # (M,) int8: 0 = larger die first, 1 = smaller first
-    key: np.ndarray  # (M,) uint64: hash of the change from the root board
+    root: np.ndarray  # (M,) int64 input position
+    first: np.ndarray  # (M,) int64 die played first (decides which die comes next)
+    lo: np.ndarray  # (M,) int64 exact key of the change from the root, cells 0..12
+    hi: np.ndarray  # (M,) int64 the same for cells 13..25
+    outside: np.ndarray  # (M,) int64 mover's checkers outside the home board (bar included)
     parent: np.ndarray  # (M,) int64 row in the previous level
-    source: np.ndarray  # (M,) int8 point the last step left
-    target: np.ndarray  # (M,) int8 point it reached, 0 = off
-    hit: np.ndarray  # (M,) bool
+    step: np.ndarray  # (M,) int16 the last step packed: source << 6 | target << 1 | hit
 
 
-def _step(boards: np.ndarray, dice: np.ndarray, active: np.ndarray):
-    """All single legal steps: each active row of ``boards`` moves one checker by its die.
+def _step(boards: np.ndarray, dice: np.ndarray, outside: np.ndarray):
+    """All single legal steps: each row of ``boards`` moves one checker by its die.
 
-    boards (M, 26) int8, dice (M,) int, active (M,) bool. Returns (parent, source, target, hit, children):
-    (S,) arrays and children (S, 26) int8.
+    boards (M, 26) int8, dice (M,) int64, outside (M,) checkers not yet home.
+    Returns (parent, source, target, hit): (S,) arrays; target 0 means borne off.
     """
     m = len(boards)
     mine = boards[:, 1:26] > 0  # (M, 25): a checker of ours on source point 1..25
-    mine &= active[:, None]
-    on_bar = boards[:, BAR] > 0
-    mine[:, :24] &= ~on_bar[:, None]  # a checker on the bar enters before any other move
-
-    all_home = ~(boards[:, 7:26] > 0).any(axis=1)  # (M,)
+    on_bar = mine[:, 24]
+    if on_bar.any():
+        mine[on_bar, :24] = False  # a checker on the bar enters before any other move
+    all_home = outside == 0
     # landing[:, t + 6] for targets t = -5..24 (t <= 0 bears off)
     landing = np.empty((m, 31), dtype=bool)
     landing[:, 0] = False
     landing[:, 1:7] = all_home[:, None]
-    landing[:, 7:31] = boards[:, 1:25] >= -1  # open: empty, ours or a single blot
-    # window w = 7 - die gives, at column j, the landing of source j + 1 minus that die
-    windows = np.lib.stride_tricks.sliding_window_view(landing, 25, axis=1)  # (M, 7, 25)
+    np.greater_equal(boards[:, 1:25], -1, out=landing[:, 7:31])  # empty, ours or a blot
+    # window w = 7 - d holds, at column j, the landing of source j + 1 moved by die d
+    windows = np.ndarray((m, 7, 25), dtype=bool, buffer=landing, strides=(31, 1, 1))
     legal = mine & windows[np.arange(m), 7 - dice]
 
-    # bearing off with a die larger than needed: only from the highest occupied point
-    overshoot = _SOURCES[None, :] < dice[:, None]  # (M, 25)
-    if overshoot.any():
-        highest = 25 - np.argmax(mine[:, ::-1] | (boards[:, 25:0:-1] > 0), axis=1)
-        legal &= ~overshoot | (_SOURCES[None, :] >= highest[:, None])
+    bearing = np.flatnonzero(all_home)
+    if len(bearing):
+        # a die larger than needed bears off only from the highest occupied point
+        home = mine[bearing, :6]  # (B, 6)
+        highest = 6 - np.argmax(home[:, ::-1], axis=1)  # (B,) 1..6
+        lower = _SOURCES[None, :6] < highest[:, None]
+        overshoot = _SOURCES[None, :6] < dice[bearing, None]
+        legal[bearing, :6] &= ~(lower & overshoot)
 
-    parent, col = np.nonzero(legal)
-    source = col + 1
+    parent, column = np.divmod(np.flatnonzero(legal), 25)
+    source = column + 1
     target = source - dice[parent]
-    on_point = target > 0
-    target = np.where(on_point, target, 0)
-    children = boards[parent]  # (S, 26) copy
-    s = len(parent)
+    target[target < 0] = 0  # borne off
+    # a blot where we land is hit (target 0 reads cell 0, never a point: masked out)
+    hit = (target > 0) & (boards.reshape(-1)[parent * CELLS + target] == -1)
+    return parent, source, target, hit
+
+
+def _apply(boards: np.ndarray, parent, source, target, hit) -> np.ndarray:
+    """The boards after one step each: (S, 26) int8 from parent boards (M, 26)."""
+    children = np.take(boards, parent, axis=0)  # (S, 26) copy
     flat = children.reshape(-1)
-    base = np.arange(s) * CELLS
+    base = np.arange(len(parent)) * CELLS
     flat[base + source] -= 1
-    hit = on_point & (flat[base + target] == -1)
-    landed = base[on_point] + target[on_point]
-    flat[landed] += np.where(hit[on_point], 2, 1).astype(np.int8)
+    on_point = target > 0
+    flat[base + target] += on_point.view(np.int8) + hit.view(np.int8)  # hit: -1 -> +1
     flat[base[hit]] -= 1  # the hit checker goes to the opponent's bar (cell 0)
-    return parent, source, target, hit, children
+    return children
 
 
-def _unique_rows(key: np.ndarray, root: np.ndarray, boards: np.ndarray) -> np.ndarray:
-    """Indices of one row per distinct (root, board), sorted by (root, key)."""
-    full = (root.astype(np.uint64) << np.uint64(HASH_BITS)) | (key & _HASH_MASK)
-    order = np.argsort(full, kind="stable")
+# the exact key's power of 11 per cell, in its word (the other word gets 0)
+# the exact key's power of 11 per cell, in its word (the other word gets 0)
+_LO_POWER = np.where(np.arange(CELLS) < 13, _POWER, 0)
+_HI_POWER = np.where(np.arange(CELLS) >= 13, _POWER, 0)
+
+
+def _rekey(lo, hi, source, target, hit):
+    """Exact keys after one step: (lo, hi) (S,) int64 from the parents' keys."""
+    landing = np.where(target > 0, 1 + hit, 0)  # a hit blot's point goes -1 -> +1
+    lo = lo - _LO_POWER[source] + _LO_POWER[target] * landing - hit  # hit: cell 0 gets -1
+    hi = hi - _HI_POWER[source] + _HI_POWER[target] * landing
+    return lo, hi
+
+
+def _unique_rows(root: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Indices of one row per distinct (root, board change), sorted by root.
+
+    Sorts once on (root, 40-bit hash of the exact key); then checks each merged row's exact
+    key against its neighbour's, so a hash collision can never merge two different boards.
+    """
+    mixed = (lo.view(np.uint64) * _MIX[0]) ^ (hi.view(np.uint64) * _MIX[1])
+    full = (root.astype(np.uint64) << np.uint64(HASH_BITS)) | (mixed >> np.uint64(64 - HASH_BITS))
+    order = np.argsort(full, kind="stable")  # rows come grouped by root: timsort is quick
     ordered = full[order]
     first = np.ones(len(order), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    keep = order[first]
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     if not first.all():
-        group = np.cumsum(first) - 1
-        if not (boards[order] == boards[keep[group]]).all():
-            return _unique_rows_exact(root, boards)
-    return keep
+        # a merged row must equal its neighbour in the exact key too (and so, step by step,
+        # the first of its group)
+        lo_s, hi_s = lo[order], hi[order]
+        same = (lo_s[1:] == lo_s[:-1]) & (hi_s[1:] == hi_s[:-1])
+        if not (same | first[1:]).all():
+            return _unique_rows_exact(root, lo, hi)
+    return order[first]
 
 
-def _unique_rows_exact(root: np.ndarray, boards: np.ndarray) -> np.ndarray:
-    """The slow, exact path of _unique_rows, used only on a hash collision."""
-    columns = [boards[:, c] for c in range(CELLS - 1, -1, -1)] + [root]
-    order = np.lexsort(columns)
-    rows = np.column_stack([root, boards])[order]
+def _unique_rows_exact(root: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The slower exact path of _unique_rows, taken only after a hash collision."""
+    order = np.lexsort((hi, lo, root))
+    r, a, b = root[order], lo[order], hi[order]
     first = np.ones(len(order), dtype=bool)
-    first[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    first[1:] = (r[1:] != r[:-1]) | (a[1:] != a[:-1]) | (b[1:] != b[:-1])
     return order[first]
 
 
@@ -157,87 +194,115 @@ def legal_plays(boards: np.ndarray, dice: np.ndarray) -> Plays:
     boards (N, 26) int8 from the mover's view; dice (N, 2) int, each 1..6, any order.
     """
     boards = np.ascontiguousarray(boards, dtype=np.int8)
-    dice = np.asarray(dice)
+    dice = np.asarray(dice, dtype=np.int64).reshape(-1, 2)
     n = len(boards)
-    high = dice.max(axis=1).astype(np.int64)
-    low = dice.min(axis=1).astype(np.int64)
+    if n > MAX_BATCH:
+        raise ValueError(f"legal_plays takes at most {MAX_BATCH} positions at once, got {n}")
+    high = dice.max(axis=1)
+    low = dice.min(axis=1)
     double = high == low
 
-    # Level 0: doubles once, mixed rolls twice (larger die first, smaller first).
-    mixed = np.nonzero(~double)[0]
-    root0 = np.concatenate([np.arange(n), mixed])
-    order0 = np.concatenate([np.zeros(n, np.int8), np.ones(len(mixed), np.int8)])
-    empty8 = np.full(len(root0), -1, np.int8)
-    levels = [_Level(boards[root0], root0, order0, np.zeros(len(root0), np.uint64),
-                     np.full(len(root0), -1), empty8, empty8, np.zeros(len(root0), bool))]
+    # Level 0: doubles once, mixed rolls twice (larger die first, then smaller first),
+    # kept in root order so that every level stays sorted by root.
+    root0 = np.repeat(np.arange(n), np.where(double, 1, 2))
+    k0 = len(root0)
+    second = np.zeros(k0, dtype=bool)
+    second[1:] = root0[1:] == root0[:-1]
+    outside = np.where(boards[:, 7:26] > 0, boards[:, 7:26], 0).sum(axis=1, dtype=np.int64)
+    zeros = np.zeros(k0, np.int64)
+    levels = [_Level(boards[root0], root0, np.where(second, low[root0], high[root0]),
+                     zeros, zeros, outside[root0], np.full(k0, -1),
+                     np.full(k0, -1, np.int16))]
 
     for depth in range(4):
         level = levels[-1]
-        r = level.root
-        active = double[r] | (depth < 2)  # mixed rolls stop after two steps
-        if not active.any():
-            break
-        larger_now = (level.order == 0) ^ (depth == 1)
-        die = np.where(double[r] | larger_now, high[r], low[r])
-        parent, source, target, hit, children = _step(level.boards, die, active)
+        rows = np.arange(len(level.root)) if depth < 2 else np.flatnonzero(double[level.root])
+        if len(rows) == 0:
+            break  # mixed rolls stop after two steps
+        first = level.first[rows]
+        if depth == 1:  # a mixed roll plays the other die second (a double the same)
+            die = high[level.root[rows]] + low[level.root[rows]] - first
+        else:
+            die = first
+        boards_now = np.take(level.boards, rows, axis=0)
+        parent, source, target, hit = _step(boards_now, die, level.outside[rows])
         if len(parent) == 0:
             break
-        key = level.key[parent] - _W[source] + np.where(hit, _LAND_HIT[target], _LAND[target])
-        order = level.order[parent]
-        # after the first step of a mixed roll the dice left differ by order: keep both
-        salted = key + _ORDER_SALT * order.astype(np.uint64) if depth == 0 else key
-        rows = level.root[parent]
-        keep = _unique_rows(salted, rows, children)
-        levels.append(_Level(children[keep], rows[keep], order[keep], key[keep],
-                             parent[keep],
-                             source[keep].astype(np.int8), target[keep].astype(np.int8),
-                             hit[keep]))
+        whole = rows[parent]  # rows of the whole level
+        root = level.root[whole]
+        lo, hi = _rekey(level.lo[whole], level.hi[whole], source, target, hit)
+        if depth > 0:  # (one step from one board never repeats a board)
+            # merge partial plays that reach the same board, then build only the kept ones
+            keep = _unique_rows(root, lo, hi)
+            parent, source, target, hit = parent[keep], source[keep], target[keep], hit[keep]
+            whole, root, lo, hi = whole[keep], root[keep], lo[keep], hi[keep]
+        came_home = (source >= 7) & (target <= 6)
+        levels.append(_Level(
+            _apply(boards_now, parent, source, target, hit), root, level.first[whole], lo, hi,
+            level.outside[whole] - came_home, whole,
+            ((source << 6) | (target << 1) | hit).astype(np.int16)))
     return _collect(levels, n, high, double)
 
 
-def _collect(levels: list[_Level], n: int, high: np.ndarray, double: np.ndarray) -> Plays:
-    """Pick the results of each root from its deepest level and trace one play back."""
+def _picks(levels: list[_Level], n: int, high: np.ndarray,
+           double: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Each root's results: the rows of its deepest level, as (depth, rows) per level.
+
+    Level 0 lists a mixed root twice (one per order) and level 1 holds one-die plays of
+    both dice: when only one die can be played, the larger must be when it can be.
+    """
+    if n == 1:  # one position: its deepest level is the last one
+        depth = len(levels) - 1
+        level = levels[depth]
+        if depth >= 2 or double[0]:
+            return [(depth, np.arange(len(level.root)))]
+        larger = level.first == high[0]
+        return [(depth, np.flatnonzero(larger) if depth == 0 or larger.any()
+                 else np.arange(len(level.root)))]
     deepest = np.zeros(n, dtype=np.int64)
     for depth, level in enumerate(levels):
         deepest[level.root] = depth
-
-    picked_depth, picked_rows = [], []
+    larger_ok = np.zeros(n, dtype=bool)
+    if len(levels) > 1:
+        one = levels[1]
+        larger_ok[one.root[one.first == high[one.root]]] = True
+    picks = []
     for depth, level in enumerate(levels):
-        if depth == 0:
-            # level 0 holds mixed roots twice; take each root's first copy
-            rows = np.nonzero(deepest[level.root] == 0)[0]
-            rows = rows[level.order[rows] == 0]
-        else:
-            rows = np.nonzero(deepest[level.root] == depth)[0]
-        if depth == 1 and len(rows):
-            # only one die of a mixed roll can be used: the larger when it can be
-            r = level.root[rows]
-            one_die = ~double[r]
-            has_larger = np.zeros(n, dtype=bool)
-            has_larger[r[one_die & (level.order[rows] == 0)]] = True
-            drop = one_die & has_larger[r] & (level.order[rows] == 1)
-            rows = rows[~drop]
-        picked_depth.append(np.full(len(rows), depth, np.int8))
-        picked_rows.append(rows)
+        mine = deepest[level.root] == depth
+        if depth <= 1:
+            plays_larger = level.first == high[level.root]
+            mine &= plays_larger | double[level.root] | ((depth == 1) & ~larger_ok[level.root])
+        rows = np.flatnonzero(mine)
+        if len(rows):
+            picks.append((depth, rows))
+    return picks
 
-    depth_of = np.concatenate(picked_depth)
-    parts = [(levels[d], rows) for d, rows in enumerate(picked_rows)]
-    roots = np.concatenate([lv.root[rows] for lv, rows in parts])
-    out_boards = np.concatenate([lv.boards[rows] for lv, rows in parts])
-    order = np.argsort(roots, kind="stable")
 
+def _collect(levels: list[_Level], n: int, high: np.ndarray, double: np.ndarray) -> Plays:
+    """Gather each root's results, in root order, and trace one play back to each."""
+    picks = _picks(levels, n, high, double)
+    roots = [levels[d].root[rows] for d, rows in picks]
+    if len(picks) == 1:  # every level is in root order already
+        roots = roots[0]
+        by_root = where = slice(None)
+    else:
+        # place each pick straight at its sorted position: one copy of the boards, not two
+        roots = np.concatenate(roots)
+        by_root = np.argsort(roots, kind="stable")
+        where = np.empty(len(roots), dtype=np.int64)
+        where[by_root] = np.arange(len(roots))
     k = len(roots)
-    steps = np.full((k, 4, 2), -1, dtype=np.int8)
-    hits = np.zeros((k, 4), dtype=bool)
-    offset = 0
-    for depth, (level, rows) in enumerate(parts):
+    out = np.empty((k, CELLS), dtype=np.int8)
+    used = np.empty(k, dtype=np.int8)
+    packed = np.full((k, 4), -1, dtype=np.int16)
+    start = 0
+    for depth, rows in picks:
+        at = where if len(picks) == 1 else where[start:start + len(rows)]
+        start += len(rows)
+        out[at] = np.take(levels[depth].boards, rows, axis=0)
+        used[at] = depth
         cur = rows
-        span = slice(offset, offset + len(rows))
-        for d in range(depth, 0, -1):
-            lv = levels[d]
-            steps[span, d - 1, 0] = lv.source[cur]
-            steps[span, d - 1, 1] = lv.target[cur]
-            hits[span, d - 1] = lv.hit[cur]
-            cur = lv.parent[cur]
-        offset += len(rows)
-    return Plays(out_boards[order], roots[order], steps[order], hits[order], depth_of[order])
+        for d in range(depth, 0, -1):  # walk the parents back to the root
+            packed[at, d - 1] = levels[d].step[cur]
+            cur = levels[d].parent[cur]
+    return Plays(out, roots[by_root], used, packed)

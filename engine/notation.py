@@ -1,0 +1,395 @@
+"""Magriel notation for plays, as GNU Backgammon writes it: format a play, read one back.
+
+A play is written as its parts in decreasing order of the point they leave, ``13/7*/5``,
+``8/4(2)``, ``bar/22 6/off``. One checker moving on without hitting is written as one part
+(``24/18/12`` becomes ``24/12``); a point where it hits on the way is kept (``13/10*/9``);
+``(n)`` counts identical parts. ``format_play`` follows gnubg's ``FormatMove`` exactly, so a
+play written here reads the same as in gnubg.
+
+``parse_play`` goes the other way for typed text and names what is wrong when it cannot:
+the text is read into parts, each part is split into dice steps in every way the roll allows,
+the steps are played in every order on the board, and the afterstates are matched against the
+legal results of the roll.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .movegen import Plays, legal_plays
+
+BAR = 25
+OFF = 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing a play
+
+
+def format_point(point: int) -> str:
+    """The name of a point in a play: 1..24, ``bar`` (25) or ``off`` (0)."""
+    if point == BAR:
+        return "bar"
+    if point == OFF:
+        return "off"
+    return str(point)
+
+
+def format_play(steps: np.ndarray, hits: np.ndarray) -> str:
+    """One play, steps (4, 2) of (from, to) and hits (4,), in gnubg's notation; '' for none."""
+    moves = [(int(f), int(t)) for f, t in np.asarray(steps).reshape(-1, 2) if f >= 0]
+    if not moves:
+        return ""
+    # A point that was hit held an opponent's blot before the play; gnubg marks every
+    # landing there with '*', whichever of our checkers made the hit.
+    hit_points = {int(t) for (f, t), hit in zip(np.asarray(steps).reshape(-1, 2),
+                                                 np.asarray(hits).reshape(-1)) if f >= 0 and hit}
+    parts = _join_chains(sorted(moves, reverse=True), hit_points)
+    starred: set[int] = set()  # gnubg stars each hit point once, where it is first written
+    return " ".join(_format_part(points, count, hit_points, starred)
+                    for points, count in _count_duplicates(parts))
+
+
+def _join_chains(moves: list[tuple[int, int]], hit_points: set[int]) -> list[list[int]]:
+    """Join steps that continue from where an earlier one landed, as gnubg does.
+
+    ``moves`` are sorted by from-point, then to-point, both descending. A joined point is
+    kept in the part only when a blot was hit there.
+    """
+    parts = [[f, t] for f, t in moves]
+    alive = [True] * len(parts)
+    for i in range(len(parts)):
+        for j in range(i + 1, len(parts)):
+            if alive[i] and alive[j] and parts[i][-1] == parts[j][0]:
+                if parts[i][-1] in hit_points:
+                    parts[i].append(parts[j][1])
+                else:
+                    parts[i][-1] = parts[j][1]
+                alive[j] = False
+    return [part for part, keep in zip(parts, alive) if keep]
+
+
+def _count_duplicates(parts: list[list[int]]) -> list[tuple[list[int], int]]:
+    """Merge identical parts into (part, count), keeping the first one's place."""
+    counted: list[tuple[list[int], int]] = []
+    for part in parts:
+        for k, (seen, count) in enumerate(counted):
+            if seen == part:
+                counted[k] = (seen, count + 1)
+                break
+        else:
+            counted.append((part, 1))
+    return counted
+
+
+def _format_part(points: list[int], count: int, hit_points: set[int], starred: set[int]) -> str:
+    """One part such as ``13/10*/9*`` or ``8/4(2)``; ``starred`` collects the points starred.
+
+    A point kept inside a part is always a hit. The last point is starred when a blot was
+    hit there and no earlier part has starred it already (``8/3* 6/3``).
+    """
+    text = format_point(points[0])
+    for point in points[1:-1]:
+        text += f"/{format_point(point)}*"
+        starred.add(point)
+    last = points[-1]
+    text += "/" + format_point(last)
+    if last != OFF and last in hit_points and last not in starred:
+        text += "*"
+        starred.add(last)
+    return text + (f"({count})" if count > 1 else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a play
+
+_POINT = r"(?:bar|off|\d+)"
+_PART = re.compile(rf"{_POINT}\*?(?:/{_POINT}\*?)+(?:\(\d+\))?")
+_PREFIX = re.compile(r"^\s*([1-6])\s*-?\s*([1-6])\s*:")
+
+
+@dataclass
+class _Part:
+    """One written part: the points a checker visits, the starred points and how many."""
+
+    text: str
+    points: list[int]
+    starred: set[int]
+    count: int
+
+
+def parse_play(text: str, board, d1: int, d2: int, plays: Plays | None = None) -> int:
+    """The index of the legal result that typed ``text`` plays, for ``board`` and roll d1-d2.
+
+    ``plays`` may be ``legal_plays(board[None], [[d1, d2]])`` computed already; the index is a
+    row of it. Raises ValueError saying what is wrong when the text is not a legal play.
+    """
+    board = np.asarray(board, dtype=np.int8)
+    if plays is None:
+        plays = legal_plays(board[None], np.array([[d1, d2]]))
+    elif len(plays) == 0 or (np.asarray(plays.root) != plays.root[0]).any():
+        raise ValueError("plays must be the legal plays of this one position and roll")
+    roll = f"{max(d1, d2)}-{min(d1, d2)}"
+    body = _strip_dice_prefix(text, d1, d2)
+    if body.strip().lower() in ("", "pass"):
+        if plays.dice_used[0] == 0:
+            return 0
+        raise ValueError(f"a play is possible with {roll}: the checkers must move")
+    if plays.dice_used[0] == 0:
+        raise ValueError(f"no play is possible with {roll}: the only play is to pass")
+    parts = _read_parts(body)
+    _check_stars(parts, board)
+    segments = [(p.points[k], p.points[k + 1])
+                for p in parts for _ in range(p.count) for k in range(len(p.points) - 1)]
+    mentioned = {point for p in parts for point in p.points}
+    return _match(segments, mentioned, board, d1, d2, plays, body.strip())
+
+
+def _strip_dice_prefix(text: str, d1: int, d2: int) -> str:
+    """Text without a ``6-2:`` prefix, which must name the roll when it is given."""
+    prefix = _PREFIX.match(text)
+    if not prefix:
+        return text
+    written = sorted(int(d) for d in prefix.groups())
+    if written != sorted((int(d1), int(d2))):
+        raise ValueError(f"the play is written for {written[1]}-{written[0]} "
+                         f"but the roll is {max(d1, d2)}-{min(d1, d2)}")
+    return text[prefix.end():]
+
+
+def _read_parts(body: str) -> list[_Part]:
+    """Split typed text into parts; spaces around '/', '*' and '(' are allowed."""
+    text = body.lower()
+    text = re.sub(r"\s*/\s*", "/", text)
+    text = re.sub(r"\s*\*", "*", text)
+    text = re.sub(r"\s*\(\s*(\d+)\s*\)", r"(\1)", text)
+    parts = []
+    for word in re.split(r"[\s,]+", text.strip()):
+        if not _PART.fullmatch(word):
+            raise ValueError(f"cannot read {word!r}: write a move as from/to, e.g. 13/7")
+        parts.append(_read_part(word))
+    return parts
+
+
+def _read_part(word: str) -> _Part:
+    """One part such as ``bar/21*/19(2)``: its points, starred points and count."""
+    count = 1
+    if word.endswith(")"):
+        word, _, n = word[:-1].partition("(")
+        count = int(n)
+        if not 1 <= count <= 4:
+            raise ValueError(f"cannot move a part {count} times: a roll gives at most 4 steps")
+    points, starred = [], set()
+    for name in word.split("/"):
+        point = _read_point(name.rstrip("*"))
+        points.append(point)
+        if name.endswith("*"):
+            starred.add(point)
+    _check_direction(points, word)
+    return _Part(word, points, starred, count)
+
+
+def _read_point(name: str) -> int:
+    """A point from its name: 1..24, ``bar`` or 25, ``off`` or 0."""
+    if name == "bar":
+        return BAR
+    if name == "off":
+        return OFF
+    point = int(name)
+    if point > 25:
+        raise ValueError(f"point {point} is out of range: use 1-24, bar (25) or off (0)")
+    return point
+
+
+def _check_direction(points: list[int], word: str) -> None:
+    """Checkers leave the bar first, bear off last, and move from higher points to lower."""
+    if BAR in points[1:]:
+        raise ValueError(f"{word}: a checker cannot move to the bar")
+    if OFF in points[:-1]:
+        raise ValueError(f"{word}: a checker cannot move once it is off")
+    for a, b in zip(points, points[1:]):
+        if b >= a:
+            raise ValueError(f"{word}: checkers move from higher points to lower, "
+                             f"not from {format_point(a)} to {format_point(b)}")
+
+
+def _check_stars(parts: list[_Part], board: np.ndarray) -> None:
+    """A '*' must mark a point holding an opponent's blot before the play."""
+    for part in parts:
+        for point in sorted(part.starred):
+            if point in (BAR, OFF) or board[point] != -1:
+                raise ValueError(f"{part.text}: there is no blot to hit on {format_point(point)}")
+
+
+def _match(segments, mentioned, board, d1, d2, plays: Plays, text: str) -> int:
+    """Play the segments in every way the dice allow and pick the one legal result meant."""
+    dice = [int(d1)] * 4 if d1 == d2 else [int(d1), int(d2)]
+    roll = f"{max(d1, d2)}-{min(d1, d2)}"
+    results = {b.tobytes(): k for k, b in enumerate(np.asarray(plays.boards, dtype=np.int8))}
+    start = [int(x) for x in board]
+    splits = list(_dice_splits(segments, dice))
+    if not splits:
+        raise ValueError(_no_split_reason(segments, dice, roll, text))
+    found: dict[int, list] = {}  # result index -> [(unmentioned hits, steps, hits)]
+    deepest, why_not = -1, ""
+    short = None  # dice used by a play that is legal step by step but uses too few
+    for order in _step_orders(splits):
+        end, hits, done, why = _play_steps(start, order)
+        if why:
+            if done > deepest:
+                deepest, why_not = done, why
+            continue
+        k = results.get(np.array(end, dtype=np.int8).tobytes())
+        if k is None:
+            short = len(order)
+            continue
+        moves = [(source, target) for source, target, _ in order]
+        unmentioned = {t for (_, t), hit in zip(moves, hits) if hit} - mentioned
+        found.setdefault(k, []).append((len(unmentioned), moves, hits))
+    if found:
+        return _pick(found, text)
+    if short is not None:
+        raise ValueError(f"{text} is not legal: "
+                         + _too_few_dice_reason(short, plays, d1, d2, roll))
+    raise ValueError(f"{text} is not legal with {roll}: {why_not}")
+
+
+def _pick(found: dict[int, list], text: str) -> int:
+    """The one result whose play hits fewest blots on points the text does not name."""
+    fewest = {k: min(ways, key=lambda w: w[0]) for k, ways in found.items()}
+    best = min(w[0] for w in fewest.values())
+    chosen = sorted(k for k, w in fewest.items() if w[0] == best)
+    if len(chosen) == 1:
+        return chosen[0]
+    options = " or ".join(_format_moves(fewest[k][1], fewest[k][2]) for k in chosen)
+    raise ValueError(f"{text} is ambiguous: it could be {options}; name the point hit")
+
+
+def _format_moves(moves, hits) -> str:
+    """Format a list of (from, to) steps and their hits."""
+    steps = np.full((4, 2), -1, dtype=np.int8)
+    flags = np.zeros(4, dtype=bool)
+    steps[:len(moves)] = moves
+    flags[:len(moves)] = hits
+    return format_play(steps, flags)
+
+
+def _die_paths(source: int, target: int, dice: list[int]):
+    """Ordered dice that take one checker from ``source`` to ``target`` (0: off)."""
+    for die in sorted(set(dice), reverse=True):
+        landing = source - die
+        rest = list(dice)
+        rest.remove(die)
+        if landing == target or (target == OFF and landing < OFF):
+            yield [die]
+        elif landing > target:
+            for tail in _die_paths(landing, target, rest):
+                yield [die] + tail
+
+
+def _dice_splits(segments, dice):
+    """Every way to give each segment its dice: lists, per segment, of (from, to, die) steps."""
+    if not segments:
+        yield []
+        return
+    source, target = segments[0]
+    for path in _die_paths(source, target, dice):
+        rest = list(dice)
+        steps, point = [], source
+        for die in path:
+            rest.remove(die)
+            steps.append((point, max(point - die, OFF), die))
+            point -= die
+        for tail in _dice_splits(segments[1:], rest):
+            yield [steps] + tail
+
+
+def _step_orders(splits):
+    """Every order of playing the steps, each segment's own steps kept in order; no repeats."""
+    seen = set()
+    for split in splits:
+        for order in _interleave([tuple(s) for s in split]):
+            if order not in seen:
+                seen.add(order)
+                yield order
+
+
+def _interleave(chains: list[tuple]):
+    """All merges of sequences that keep each sequence's order."""
+    chains = [c for c in chains if c]
+    if not chains:
+        yield ()
+        return
+    for i, chain in enumerate(chains):
+        rest = chains[:i] + [chain[1:]] + chains[i + 1:]
+        for tail in _interleave(rest):
+            yield (chain[0],) + tail
+
+
+def _play_steps(start: list[int], order):
+    """Play (from, to, die) steps in turn: (end board, hits, steps done, why it stopped)."""
+    board = list(start)
+    hits = []
+    for done, (source, target, die) in enumerate(order):
+        why = _why_not(board, source, target, die)
+        if why:
+            return None, hits, done, why
+        hits.append(_move(board, source, target))
+    return board, hits, len(order), ""
+
+
+def _why_not(board: list[int], source: int, target: int, die: int) -> str:
+    """Why one checker cannot step from ``source`` by ``die`` now; '' when it can."""
+    if board[source] <= 0:
+        return f"no checker on {format_point(source)}"
+    if board[BAR] > 0 and source != BAR:
+        return "a checker on the bar must enter first"
+    if target != OFF:
+        if board[target] <= -2:
+            return f"point {target} is closed"
+        return ""
+    if any(board[p] > 0 for p in range(7, 26)):
+        return "checkers bear off only when all of them are in the home board"
+    if die > source and any(board[p] > 0 for p in range(source + 1, 7)):
+        return (f"a {die} bears off from {source} only when no checker stands higher "
+                f"in the home board")
+    return ""
+
+
+def _move(board: list[int], source: int, target: int) -> bool:
+    """Move one checker in place; returns whether it hit a blot."""
+    board[source] -= 1
+    if target == OFF:
+        return False
+    if board[target] == -1:
+        board[target] = 1
+        board[0] -= 1  # the hit checker goes to the opponent's bar
+        return True
+    board[target] += 1
+    return False
+
+
+def _no_split_reason(segments, dice, roll: str, text: str) -> str:
+    """Say which written move the dice cannot make, or that together they need more dice."""
+    for source, target in segments:
+        if not any(True for _ in _die_paths(source, target, dice)):
+            move = f"{format_point(source)}/{format_point(target)}"
+            pips = source - target
+            pips = "bearing off" if target == OFF else f"{pips} pip{'s' if pips > 1 else ''}"
+            return f"the dice {roll} cannot move a checker {move} ({pips})"
+    return f"the dice {roll} cannot play all of {text}"
+
+
+def _too_few_dice_reason(used: int, plays: Plays, d1: int, d2: int, roll: str) -> str:
+    """Why a play that is legal step by step is not a legal play: too few or smaller dice."""
+    most = int(plays.dice_used.max())
+    if used < most:
+        if d1 != d2:
+            return f"must use both dice of {roll}"
+        return f"must use {most} dice of {roll}, as many as can be played"
+    if d1 != d2:
+        return f"must play the larger die ({max(d1, d2)}) when only one die can be used"
+    return f"this play is not legal with {roll}"
