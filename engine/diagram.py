@@ -30,11 +30,9 @@ def diagram(board, checkers: int = 15) -> str:
     lines += [_row(board, BOTTOM, r, top=False) for r in reversed(range(ROWS))]
     lines.append(_edge(BOTTOM))
     side = {
-        0: f"O  pips {pips[1]:>3}  off {off[1]:>2}",
-        1: f"   on bar {-int(board[OPP_BAR])}",
-        ROWS + 1: "X to play",
-        ROWS + 5: f"   on bar {int(board[BAR])}",
-        ROWS + 6: f"X  pips {pips[0]:>3}  off {off[0]:>2}",
+        1: f"O  pips {pips[1]:>3}  off {off[1]:>2}  on bar {-int(board[OPP_BAR])}",
+        ROWS + 1: "X on roll",
+        2 * ROWS + 1: f"X  pips {pips[0]:>3}  off {off[0]:>2}  on bar {int(board[BAR])}",
     }
     return "\n".join(f"{line}   {side.get(i, '')}".rstrip() for i, line in enumerate(lines))
 

@@ -30,7 +30,6 @@ MAX_BATCH = 1 << (64 - HASH_BITS)  # the root index lives in the high bits of th
 _BASE = 11
 _POWER = np.array([_BASE ** (c % 13) for c in range(CELLS)], dtype=np.int64)
 _SOURCES = np.arange(1, 26)  # points 1..24 and the bar
-_COLUMNS = np.arange(25)
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 
 @dataclass
@@ -89,14 +88,45 @@ class _Level:
     hi: np.ndarray  # (M,) int64 the same for cells 13..25
     outside: np.ndarray  # (M,) int64 mover's checkers outside the home board (bar included)
     parent: np.ndarray  # (M,) int64 row in the previous level
-    step: np.ndarray  # (M,) int16 the last step packed: source << 6 | target << 1 | hit
+    step: np.ndarray  # (M,) int16 the last step's code (see _step_code)
+
+
+def _step_code(source, target, hit):
+    """One step as a small int: source << 6 | target << 1 | hit (target 0 = borne off)."""
+    return (source << 6) | (target << 1) | hit
+
+
+def _step_tables():
+    """What each step code does: the board change, the exact key change, home entry."""
+    size = _step_code(25, 24, 1) + 1
+    delta = np.zeros((size, CELLS), dtype=np.int8)  # (C, 26) change of the board
+    key = np.zeros((size, 2), dtype=np.int64)  # change of the exact key's two words
+    came_home = np.zeros(size, dtype=np.int64)  # 1 when a checker enters the home board
+    word = (np.arange(CELLS) >= 13).astype(int)
+    for source in range(1, 26):
+        for target in range(0, source):
+            for hit in (0, 1) if target else (0,):
+                code = _step_code(source, target, hit)
+                change = np.zeros(CELLS, dtype=np.int64)
+                change[source] -= 1
+                if target:
+                    change[target] += 2 if hit else 1  # a hit blot's point goes -1 -> +1
+                change[0] -= hit  # the hit checker goes to the opponent's bar
+                delta[code] = change
+                for c in np.flatnonzero(change):
+                    key[code, word[c]] += change[c] * _POWER[c]
+                came_home[code] = source >= 7 and target <= 6
+    return delta, key[:, 0].copy(), key[:, 1].copy(), came_home
+
+
+_DELTA, _KEY_LO, _KEY_HI, _CAME_HOME = _step_tables()
 
 
 def _step(boards: np.ndarray, dice: np.ndarray, outside: np.ndarray):
     """All single legal steps: each row of ``boards`` moves one checker by its die.
 
     boards (M, 26) int8, dice (M,) int64, outside (M,) checkers not yet home.
-    Returns (parent, source, target, hit): (S,) arrays; target 0 means borne off.
+    Returns (parent, code): (S,) row of each step's board and the step's code.
     """
     m = len(boards)
     mine = boards[:, 1:26] > 0  # (M, 25): a checker of ours on source point 1..25
@@ -124,37 +154,10 @@ def _step(boards: np.ndarray, dice: np.ndarray, outside: np.ndarray):
 
     parent, column = np.divmod(np.flatnonzero(legal), 25)
     source = column + 1
-    target = source - dice[parent]
-    target[target < 0] = 0  # borne off
-    # a blot where we land is hit (target 0 reads cell 0, never a point: masked out)
+    target = np.maximum(source - dice[parent], 0)  # 0: borne off
+    # a blot where we land is hit (for a bear-off, target 0 reads the opponent's bar: masked)
     hit = (target > 0) & (boards.reshape(-1)[parent * CELLS + target] == -1)
-    return parent, source, target, hit
-
-
-def _apply(boards: np.ndarray, parent, source, target, hit) -> np.ndarray:
-    """The boards after one step each: (S, 26) int8 from parent boards (M, 26)."""
-    children = np.take(boards, parent, axis=0)  # (S, 26) copy
-    flat = children.reshape(-1)
-    base = np.arange(len(parent)) * CELLS
-    flat[base + source] -= 1
-    on_point = target > 0
-    flat[base + target] += on_point.view(np.int8) + hit.view(np.int8)  # hit: -1 -> +1
-    flat[base[hit]] -= 1  # the hit checker goes to the opponent's bar (cell 0)
-    return children
-
-
-# the exact key's power of 11 per cell, in its word (the other word gets 0)
-# the exact key's power of 11 per cell, in its word (the other word gets 0)
-_LO_POWER = np.where(np.arange(CELLS) < 13, _POWER, 0)
-_HI_POWER = np.where(np.arange(CELLS) >= 13, _POWER, 0)
-
-
-def _rekey(lo, hi, source, target, hit):
-    """Exact keys after one step: (lo, hi) (S,) int64 from the parents' keys."""
-    landing = np.where(target > 0, 1 + hit, 0)  # a hit blot's point goes -1 -> +1
-    lo = lo - _LO_POWER[source] + _LO_POWER[target] * landing - hit  # hit: cell 0 gets -1
-    hi = hi - _HI_POWER[source] + _HI_POWER[target] * landing
-    return lo, hi
+    return parent, _step_code(source, target, hit)
 
 
 def _unique_rows(root: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -204,43 +207,45 @@ def legal_plays(boards: np.ndarray, dice: np.ndarray) -> Plays:
 
     # Level 0: doubles once, mixed rolls twice (larger die first, then smaller first),
     # kept in root order so that every level stays sorted by root.
-    root0 = np.repeat(np.arange(n), np.where(double, 1, 2))
+    root0 = np.repeat(np.arange(n), 2 - double)
     k0 = len(root0)
     second = np.zeros(k0, dtype=bool)
     second[1:] = root0[1:] == root0[:-1]
     outside = np.where(boards[:, 7:26] > 0, boards[:, 7:26], 0).sum(axis=1, dtype=np.int64)
     zeros = np.zeros(k0, np.int64)
     levels = [_Level(boards[root0], root0, np.where(second, low[root0], high[root0]),
-                     zeros, zeros, outside[root0], np.full(k0, -1),
-                     np.full(k0, -1, np.int16))]
+                     zeros, zeros, outside[root0], np.full(k0, -1), np.full(k0, -1, np.int16))]
 
     for depth in range(4):
         level = levels[-1]
-        rows = np.arange(len(level.root)) if depth < 2 else np.flatnonzero(double[level.root])
-        if len(rows) == 0:
-            break  # mixed rolls stop after two steps
-        first = level.first[rows]
+        if depth < 2:
+            rows, now = None, level  # every partial play takes another step
+        else:  # mixed rolls stopped after two steps
+            rows = np.flatnonzero(double[level.root])
+            if len(rows) == 0:
+                break
+            now = _Level(np.take(level.boards, rows, axis=0), None, level.first[rows],
+                         None, None, level.outside[rows], None, None)
         if depth == 1:  # a mixed roll plays the other die second (a double the same)
-            die = high[level.root[rows]] + low[level.root[rows]] - first
+            die = high[level.root] + low[level.root] - level.first
         else:
-            die = first
-        boards_now = np.take(level.boards, rows, axis=0)
-        parent, source, target, hit = _step(boards_now, die, level.outside[rows])
+            die = now.first
+        parent, code = _step(now.boards, die, now.outside)
         if len(parent) == 0:
             break
-        whole = rows[parent]  # rows of the whole level
+        whole = parent if rows is None else rows[parent]  # rows of the whole level
         root = level.root[whole]
-        lo, hi = _rekey(level.lo[whole], level.hi[whole], source, target, hit)
+        lo = level.lo[whole] + _KEY_LO[code]
+        hi = level.hi[whole] + _KEY_HI[code]
         if depth > 0:  # (one step from one board never repeats a board)
             # merge partial plays that reach the same board, then build only the kept ones
             keep = _unique_rows(root, lo, hi)
-            parent, source, target, hit = parent[keep], source[keep], target[keep], hit[keep]
-            whole, root, lo, hi = whole[keep], root[keep], lo[keep], hi[keep]
-        came_home = (source >= 7) & (target <= 6)
+            parent, code, whole, root, lo, hi = (
+                parent[keep], code[keep], whole[keep], root[keep], lo[keep], hi[keep])
         levels.append(_Level(
-            _apply(boards_now, parent, source, target, hit), root, level.first[whole], lo, hi,
-            level.outside[whole] - came_home, whole,
-            ((source << 6) | (target << 1) | hit).astype(np.int16)))
+            np.take(now.boards, parent, axis=0) + np.take(_DELTA, code, axis=0), root,
+            level.first[whole], lo, hi, level.outside[whole] - _CAME_HOME[code], whole,
+            code.astype(np.int16)))
     return _collect(levels, n, high, double)
 
 
