@@ -34,12 +34,12 @@ def encode(board: np.ndarray) -> str:
         for count in side:
             for _ in range(count):
                 if bit >= 80:
-                    raise ValueError("too many checkers for a Position ID")
+                    raise ValueError("too many checkers for a Position ID (80-bit key)")
                 key[bit >> 3] |= 1 << (bit & 7)
                 bit += 1
             bit += 1  # the 0-bit that closes the point
     if bit > 80:
-        raise ValueError("too many checkers for a Position ID")
+        raise ValueError("too many checkers for a Position ID (80-bit key)")
     return base64.b64encode(bytes(key)).decode("ascii")[:14]
 
 
@@ -58,6 +58,8 @@ def decode(posid: str, checkers: int = 15) -> np.ndarray:
         key = base64.b64decode(text + "==", validate=True)
     except (binascii.Error, ValueError):
         raise ValueError(f"Position ID {text!r} is not valid base64") from None
+    if base64.b64encode(key).decode("ascii")[:14] != text:
+        raise ValueError(f"Position ID {text!r} has stray bits after the 80-bit key")
     bits = [(key[i >> 3] >> (i & 7)) & 1 for i in range(80)]
     sides: list[list[int]] = []
     i = 0
@@ -95,3 +97,27 @@ def decode(posid: str, checkers: int = 15) -> np.ndarray:
     board[25] = mover[24]
     board[0] = -opponent[24]
     return board
+
+
+def _side_counts(boards: np.ndarray) -> np.ndarray:
+    """(K, 50) checkers per key slot: the opponent's 25 slots, then the mover's."""
+    b = boards.astype(np.int16)
+    opponent = np.concatenate([np.maximum(-b[:, 24:0:-1], 0), -b[:, :1]], axis=1)  # own 1..24, bar
+    mover = np.concatenate([np.maximum(b[:, 1:25], 0), b[:, 25:26]], axis=1)
+    return np.concatenate([opponent, mover], axis=1)
+
+
+def encode_many(boards: np.ndarray) -> list[str]:
+    """Position IDs of a batch of boards (K, 26), as ``encode`` gives them, vectorised."""
+    boards = np.asarray(boards).reshape(-1, CELLS)
+    counts = _side_counts(boards)  # (K, 50)
+    ends = np.cumsum(counts + 1, axis=1)  # bit just past each slot's closing 0
+    if (ends[:, -1] > 80).any():
+        raise ValueError("too many checkers for a Position ID (80-bit key)")
+    bits = np.arange(80)[None, :] < (ends[:, -1:] - 1)  # (K, 80) inside the key ...
+    rows = np.repeat(np.arange(len(boards)), 50)
+    closing = (ends - 1).ravel()
+    keep = closing < 80
+    bits[rows[keep], closing[keep]] = False  # ... except the 0 that closes each slot
+    keys = np.packbits(bits, axis=1, bitorder="little")  # (K, 10) bytes
+    return [base64.b64encode(key.tobytes()).decode("ascii")[:14] for key in keys]

@@ -42,51 +42,43 @@ def step(board: tuple[int, ...], source: int, die: int) -> tuple[tuple[int, ...]
     return tuple(b), False
 
 
-def all_plays(board, d1: int, d2: int) -> list[tuple[tuple[int, ...], list[tuple[int, int, bool]], list[int]]]:
-    """Every sequence of steps for the roll, of every length, with its end board.
-
-    Returns a list of (end board, [(source, target, hit), ...], [die of each step]);
-    target 0 means borne off. The empty play is included.
-    """
-    start = tuple(int(x) for x in board)
-    orders = [[d1] * 4] if d1 == d2 else [[d1, d2], [d2, d1]]
-    found = [(start, [], [])]
-
-    def walk(b, dice, steps, used):
-        if not dice:
-            return
-        die = dice[0]
-        for source in range(1, 26):
-            moved = step(b, source, die)
-            if moved is None:
-                continue
-            nb, hit = moved
-            path = steps + [(source, max(source - die, 0), hit)]
-            found.append((nb, path, used + [die]))
-            walk(nb, dice[1:], path, used + [die])
-
-    for dice in orders:
-        walk(start, dice, [], [])
-    return found
-
-
 def legal_results(board, d1: int, d2: int) -> dict[tuple[int, ...], list[tuple[int, int, bool]]]:
     """Distinct legal afterstates of a roll, each with one play (list of steps) reaching it.
 
-    Rules applied after enumeration: use as many dice as possible; when only one die of a
-    mixed roll can be used, the larger must be used if it can. When no play is legal the
-    board itself is the only result, with an empty play.
+    Walks every order of the dice one step at a time, keeping every partial play (a board
+    reached in the same number of steps with the same dice left is walked once). Then the
+    rules: use as many dice as possible; when only one die of a mixed roll can be used, the
+    larger must be used if it can. When no play is legal the board itself is the only
+    result, with an empty play.
     """
-    plays = all_plays(board, d1, d2)
-    most = max(len(steps) for _, steps, _ in plays)
-    chosen = [(b, s, u) for b, s, u in plays if len(s) == most]
+    start = tuple(int(x) for x in board)
+    orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
+    # partial plays after k steps: {(board, dice left): steps so far}
+    frontier = {(start, dice): [] for dice in orders}
+    reached = [dict(frontier)]
+    while frontier:
+        following = {}
+        for (b, dice), steps in frontier.items():
+            if not dice:
+                continue
+            for source in range(1, 26):
+                moved = step(b, source, dice[0])
+                if moved is None:
+                    continue
+                nb, hit = moved
+                following.setdefault((nb, dice[1:]), steps + [(source, max(source - dice[0], 0), hit)])
+        if following:
+            reached.append(following)
+        frontier = following
+    most = len(reached) - 1  # the most dice any play uses
+    chosen = reached[most]
     if most == 1 and d1 != d2:
-        with_larger = [(b, s, u) for b, s, u in chosen if u[0] == max(d1, d2)]
-        if with_larger:
-            chosen = with_larger
+        # the die used is the one no longer left; prefer plays of the larger die
+        larger = {k: v for k, v in chosen.items() if max(d1, d2) not in k[1]}
+        chosen = larger or chosen
     results: dict[tuple[int, ...], list[tuple[int, int, bool]]] = {}
-    for b, s, _ in chosen:
-        results.setdefault(b, s)
+    for (b, _), steps in chosen.items():
+        results.setdefault(b, steps)
     return results
 
 
