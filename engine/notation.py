@@ -40,13 +40,15 @@ def format_point(point: int) -> str:
 
 def format_play(steps: np.ndarray, hits: np.ndarray) -> str:
     """One play, steps (4, 2) of (from, to) and hits (4,), in gnubg's notation; '' for none."""
-    moves = [(int(f), int(t)) for f, t in np.asarray(steps).reshape(-1, 2) if f >= 0]
+    steps = np.asarray(steps).reshape(-1, 2)
+    used = steps[:, 0] >= 0
+    moves = [(int(f), int(t)) for f, t in steps[used]]
     if not moves:
         return ""
-    # A point that was hit held an opponent's blot before the play; gnubg marks every
-    # landing there with '*', whichever of our checkers made the hit.
-    hit_points = {int(t) for (f, t), hit in zip(np.asarray(steps).reshape(-1, 2),
-                                                 np.asarray(hits).reshape(-1)) if f >= 0 and hit}
+    # gnubg asks the board before the play whether a point held an opponent's checker; a
+    # legal play lands only on blots, and the first landing on one hits it, so the points
+    # hit by any step are exactly those.
+    hit_points = {int(t) for t in steps[used & np.asarray(hits).reshape(-1).astype(bool), 1]}
     parts = _join_chains(sorted(moves, reverse=True), hit_points)
     starred: set[int] = set()  # gnubg stars each hit point once, where it is first written
     return " ".join(_format_part(points, count, hit_points, starred)
@@ -126,6 +128,10 @@ def parse_play(text: str, board, d1: int, d2: int, plays: Plays | None = None) -
 
     ``plays`` may be ``legal_plays(board[None], [[d1, d2]])`` computed already; the index is a
     row of it. Raises ValueError saying what is wrong when the text is not a legal play.
+
+    A part that takes several dice (``13/5`` for 6-2) may go either way; the way that hits on
+    no point the text leaves unnamed is taken, so ``13/7/5`` or ``13/7*/5`` name a hit on 7.
+    When every way hits somewhere unnamed, one such way is taken, and two are an error.
     """
     board = np.asarray(board, dtype=np.int8)
     if plays is None:
