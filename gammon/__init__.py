@@ -1,1 +1,1 @@
-"""gammon package."""
+"""The front door: the ``gammon`` command. Thin: rules, models and matches live elsewhere."""

@@ -1,0 +1,5 @@
+"""The subcommands of ``gammon``, one module each."""
+
+from . import moves, show
+
+ALL = [moves, show]

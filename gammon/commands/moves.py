@@ -1,0 +1,67 @@
+"""``gammon moves``: the legal plays of a position and roll, as notation and Position IDs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.board import VARIANTS
+
+from ..errors import UsageError
+from ..positions import read_die, read_position, read_request, results
+
+HELP = """\
+List every legal play of a position and roll: one line per distinct result, the play in
+Magriel notation, a tab, and the resulting Position ID (not flipped: the player who moved
+is still the player on roll in the key, as gnubg writes move results). No lines when no
+play is legal.
+
+With --batch, read 'POSID D1 D2' lines from stdin and answer each with exactly one line:
+the resulting Position IDs separated by spaces (an empty line when no play is legal, a
+line starting 'error:' for a bad request).
+
+examples:
+  gammon moves 4HPwATDgc/ABMA 3 1
+  printf '4HPwATDgc/ABMA 6 5\\n' | gammon moves --batch
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("moves", help="list the legal plays of a position and roll",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("posid", nargs="?", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
+    p.add_argument("d1", nargs="?", help="first die, 1..6")
+    p.add_argument("d2", nargs="?", help="second die, 1..6")
+    p.add_argument("--batch", action="store_true",
+                   help="read 'POSID D1 D2' lines on stdin, answer one line each")
+    p.add_argument("--variant", default="standard", choices=list(VARIANTS),
+                   help="variant, for the checkers allowed per side (default: standard)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    if args.batch:
+        if args.posid is not None:
+            raise UsageError("--batch reads positions from stdin; give no POSID")
+        return _batch(args.variant)
+    if args.d2 is None:
+        raise UsageError("give POSID D1 D2 (or --batch)")
+    board = read_position(args.posid, args.variant)
+    d1, d2 = read_die(args.d1), read_die(args.d2)
+    out = sys.stdout
+    for play, result in results(board, d1, d2):
+        out.write(f"{play}\t{result}\n")
+    return 0
+
+
+def _batch(variant: str) -> int:
+    out = sys.stdout
+    for line in sys.stdin:
+        try:
+            board, d1, d2 = read_request(line, variant)
+            answer = " ".join(result for _, result in results(board, d1, d2, notation=False))
+        except UsageError as e:
+            answer = f"error: {e}"
+        out.write(answer + "\n")
+        out.flush()
+    return 0

@@ -1,0 +1,33 @@
+"""``gammon show``: a position as a diagram with pip counts and borne-off counts."""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.board import VARIANTS, variant as get_variant
+from engine.diagram import diagram
+
+from ..positions import read_position
+
+HELP = """\
+Draw a position given by its gnubg Position ID: the board from the player on roll's side
+(X, moving from 24 down to 1) against O, with pip counts and checkers borne off.
+
+example:
+  gammon show 4HPwATDgc/ABMA
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("show", help="draw a position with pip and borne-off counts",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("posid", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
+    p.add_argument("--variant", default="standard", choices=list(VARIANTS),
+                   help="variant, for the checkers per side (default: standard)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    board = read_position(args.posid, args.variant)
+    print(diagram(board, get_variant(args.variant).checkers))
+    return 0
