@@ -62,7 +62,8 @@ def _check_against_reference(boards, dice):
 def _positions(seed, n):
     """n positions: half from random play of every variant, half synthetic."""
     rng = np.random.default_rng(seed)
-    parts = [from_random_play(rng, 6, v)[0] for v in
+    games = max(6, n // 300)
+    parts = [from_random_play(rng, games, v)[0] for v in
              ("standard", "nackgammon", "hypergammon", "longgammon")]
     played = np.concatenate(parts)
     played = played[rng.choice(len(played), n // 2, replace=False)]

@@ -84,3 +84,8 @@ def test_too_many_checkers_cannot_be_encoded():
     board[6] += 1
     with pytest.raises(ValueError, match="too many checkers"):
         posid.encode(board)
+
+
+def test_vectorised_encoding_equals_the_scalar_one():
+    boards = synthetic(np.random.default_rng(1), 2000)
+    assert posid.encode_many(boards) == [posid.encode(b) for b in boards]
