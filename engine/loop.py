@@ -13,7 +13,8 @@ from typing import Callable
 import numpy as np
 
 from .board import flip, start_boards, variant as get_variant
-from .game import finished, opening_roll, result_points, roll
+from .dice import DiceTable
+from .game import finished, result_points
 from .movegen import Plays, legal_plays
 
 Policy = Callable[[Plays, np.ndarray, np.ndarray], np.ndarray]
@@ -33,10 +34,10 @@ def random_policy(rng: np.random.Generator) -> Policy:
 
 @dataclass
 class Results:
-    """Outcome of G games, from side 0's view.
+    """Outcome of G games, from seat 0's view.
 
-    points: (G,) int8 -- +1/+2/+3 when side 0 won a single/gammon/backgammon, negative when
-            side 1 won, 0 when the game hit the ply limit unfinished
+    points: (G,) int8 -- +1/+2/+3 when seat 0 won a single/gammon/backgammon, negative when
+            seat 1 won, 0 when the game hit the ply limit unfinished
     plies:  (G,) int32 -- plays made (including passes) in each game
     """
 
@@ -46,16 +47,22 @@ class Results:
 
 def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
          variant: str = "standard", max_plies: int = 10_000,
-         on_position: Callable[[np.ndarray, np.ndarray], None] | None = None) -> Results:
-    """Play ``games`` games between policies[0] (side 0) and policies[1] (side 1).
+         on_position: Callable[[np.ndarray, np.ndarray], None] | None = None,
+         dice: DiceTable | None = None, dice_rows: np.ndarray | None = None) -> Results:
+    """Play ``games`` games between policies[0] (seat 0) and policies[1] (seat 1).
 
-    The opening roll decides who moves first and is that side's first roll. Every position
-    a side faces, with its roll, is passed to ``on_position(boards, dice)`` when given.
+    The opening roll decides who moves first and is that seat's first roll. Dice come from
+    ``dice`` (row ``dice_rows[g]`` for game g) when given, else from a new table drawn from
+    ``rng``. Every position a seat faces, with its roll, is passed to
+    ``on_position(boards, dice)`` when given.
     """
     checkers = get_variant(variant).checkers
-    boards = start_boards(games, variant)  # (G, 26) from the side on roll
-    first, dice = opening_roll(rng, games)
-    side = first.copy()  # (G,) side on roll
+    if dice is None:
+        dice = DiceTable(rng, games)
+    rows = np.arange(games) if dice_rows is None else np.asarray(dice_rows)
+    boards = start_boards(games, variant)  # (G, 26) from the seat on roll
+    side = dice.first[rows].copy()  # (G,) seat on roll
+    roll = dice.opening[rows]
     points = np.zeros(games, dtype=np.int8)
     plies = np.zeros(games, dtype=np.int32)
     live = np.arange(games)
@@ -63,16 +70,16 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
         if len(live) == 0:
             break
         if ply > 0:
-            dice = roll(rng, len(live))
+            roll = dice.roll(rows[live], ply)
         if on_position is not None:
-            on_position(boards[live], dice)
+            on_position(boards[live], roll)
         after = np.empty((len(live), 26), dtype=np.int8)
         for s in (0, 1):
-            mine = np.nonzero(side[live] == s)[0]
+            mine = np.flatnonzero(side[live] == s)
             if len(mine) == 0:
                 continue
-            plays = legal_plays(boards[live[mine]], dice[mine])
-            chosen = policies[s](plays, boards[live[mine]], dice[mine])
+            plays = legal_plays(boards[live[mine]], roll[mine])
+            chosen = policies[s](plays, boards[live[mine]], roll[mine])
             after[mine] = plays.boards[chosen]
         plies[live] += 1
         won = finished(after)
