@@ -1,0 +1,238 @@
+"""Matches between two bots: many cubeless money games in batches, with honest statistics.
+
+``run_match(a, b, games, seed)`` plays ``games`` games of A against B through the one game
+loop (``engine.loop.play``), a chunk of games at a time in lock-step, and returns a
+``MatchResult`` whose statistics are all from A's side.
+
+Paired dice (the default): each dice sequence of a ``DiceTable`` is played twice, once with
+A in seat 0 and once with the seats swapped, so that whatever luck one bot had in the first
+game the other gets in the second. ``games`` must then be even; games 2i and 2i+1 of the
+result are pair i. The games of a pair are not independent, the pairs are: the 95%
+confidence interval of A's points per game is computed from the per-pair means. It is
+usually much narrower than the interval the same games would give if treated as
+independent (``ci95_unpaired``, reported beside it to show what pairing buys).
+
+Reproducible bit for bit: the dice and each bot's seed are drawn from ``seed`` (through
+``numpy.random.SeedSequence``), so the same seed, games and chunk size replay the same games.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.dice import DiceTable
+from engine.loop import play
+
+from .bot import Bot
+from .registry import make_bot
+
+Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
+CHUNK = 2000  # games played in lock-step at a time
+
+
+def ci95(values: np.ndarray) -> float:
+    """Half-width of the 95% confidence interval of the mean of independent values.
+
+    Normal approximation, ``1.96 * sample sd / sqrt(n)``; NaN with fewer than two values.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) < 2:
+        return math.nan
+    return float(Z95 * values.std(ddof=1) / math.sqrt(len(values)))
+
+
+@dataclass
+class MatchResult:
+    """The games of a match and their statistics, all from A's side.
+
+    points: (G,) int8 -- A's points in each game: +1/+2/+3 for a single/gammon/backgammon
+            win, negative for a loss, 0 for a game cut off unfinished at the ply limit
+    plies:  (G,) int32 -- plays made (passes included) in each game
+    paired: games 2i and 2i+1 shared one dice sequence with the seats swapped
+    Gammons count gammons and backgammons together, as gnubg does; backgammons alone too.
+    """
+
+    points: np.ndarray
+    plies: np.ndarray
+    paired: bool
+    seed: int | None = None
+    variant: str = "standard"
+    seconds: float = math.nan
+    names: tuple[str, str] = ("A", "B")
+    chunk: int = field(default=CHUNK)
+
+    @property
+    def games(self) -> int:
+        return len(self.points)
+
+    @property
+    def wins_a(self) -> int:
+        return int((self.points > 0).sum())
+
+    @property
+    def wins_b(self) -> int:
+        return int((self.points < 0).sum())
+
+    @property
+    def unfinished(self) -> int:
+        return int((self.points == 0).sum())
+
+    @property
+    def gammons_a(self) -> int:
+        """Games A won by a gammon or a backgammon."""
+        return int((self.points >= 2).sum())
+
+    @property
+    def gammons_b(self) -> int:
+        return int((self.points <= -2).sum())
+
+    @property
+    def backgammons_a(self) -> int:
+        return int((self.points >= 3).sum())
+
+    @property
+    def backgammons_b(self) -> int:
+        return int((self.points <= -3).sum())
+
+    def rate(self, count: int) -> float:
+        """A count as a fraction of the games played (NaN for no games)."""
+        return count / self.games if self.games else math.nan
+
+    @property
+    def ppg_a(self) -> float:
+        """A's mean points per game (cubeless money: 1, 2, 3 per game)."""
+        return float(self.points.mean()) if self.games else math.nan
+
+    @property
+    def units(self) -> np.ndarray:
+        """The independent units of the match: per-pair means when paired, else games."""
+        points = self.points.astype(np.float64)
+        return points.reshape(-1, 2).mean(axis=1) if self.paired else points
+
+    @property
+    def ppg_a_ci95(self) -> float:
+        """95% half-width of ppg_a, from the independent units (pairs when paired)."""
+        return ci95(self.units)
+
+    @property
+    def ci95_unpaired(self) -> float:
+        """The half-width the same games would give if each were independent."""
+        return ci95(self.points)
+
+    @property
+    def plies_per_game(self) -> float:
+        return float(self.plies.mean()) if self.games else math.nan
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else math.nan
+
+    def to_dict(self) -> dict:
+        """Every statistic as plain JSON values (NaN becomes None)."""
+        out = {
+            "a": self.names[0], "b": self.names[1], "variant": self.variant,
+            "seed": self.seed, "paired": self.paired, "chunk": self.chunk,
+            "games": self.games, "wins_a": self.wins_a, "wins_b": self.wins_b,
+            "unfinished": self.unfinished, "win_rate_a": self.rate(self.wins_a),
+            "ppg_a": self.ppg_a, "ppg_a_ci95": self.ppg_a_ci95,
+            "ci95_unpaired": self.ci95_unpaired,
+        }
+        for side in ("a", "b"):
+            for kind in ("gammons", "backgammons"):
+                count = getattr(self, f"{kind}_{side}")
+                out[f"{kind}_{side}"] = count
+                out[f"{kind[:-1]}_rate_{side}"] = self.rate(count)
+        out.update(plies_per_game=self.plies_per_game, seconds=self.seconds,
+                   games_per_s=self.games_per_s)
+        return {k: (None if isinstance(v, float) and math.isnan(v) else v)
+                for k, v in out.items()}
+
+
+def new_seed() -> int:
+    """A fresh match seed from the operating system's entropy, to report and replay."""
+    return int(np.random.SeedSequence().generate_state(1)[0])
+
+
+def match_seeds(seed: int) -> tuple[np.random.Generator, int, int]:
+    """From a match seed: the dice generator and the seeds of bot A and bot B."""
+    dice, a, b = np.random.SeedSequence(seed).spawn(3)
+    return (np.random.default_rng(dice), int(a.generate_state(1)[0]),
+            int(b.generate_state(1)[0]))
+
+
+def _bot(bot: Bot | str, seed: int, variant: str) -> Bot:
+    """A bot given by name is made here with its derived seed; an instance is used as is."""
+    return make_bot(bot, seed, variant) if isinstance(bot, str) else bot
+
+
+def _label(bot: Bot | str) -> str:
+    return bot if isinstance(bot, str) else getattr(bot, "name", type(bot).__name__)
+
+
+def play_chunk(a: Bot, b: Bot, games: int, rng: np.random.Generator, variant: str,
+               paired: bool, max_plies: int = 10_000,
+               on_position=None) -> tuple[np.ndarray, np.ndarray]:
+    """``games`` games of A against B: A's points (G,) int8 and plies (G,) int32.
+
+    Paired: games // 2 dice sequences, each played with A in seat 0 (game 2i) and then with
+    B in seat 0 (game 2i + 1). Unpaired: A always sits in seat 0; the opening roll decides
+    who starts, so the seat gives no edge.
+    """
+    if not paired:
+        r = play((a, b), games, rng, variant, max_plies, on_position)
+        return r.points, r.plies
+    pairs = games // 2
+    table = DiceTable(rng, pairs)
+    ab = play((a, b), pairs, rng, variant, max_plies, on_position, dice=table)
+    ba = play((b, a), pairs, rng, variant, max_plies, on_position, dice=table)
+    points = np.empty(2 * pairs, dtype=np.int8)  # (G,)
+    points[0::2], points[1::2] = ab.points, -ba.points
+    plies = np.empty(2 * pairs, dtype=np.int32)  # (G,)
+    plies[0::2], plies[1::2] = ab.plies, ba.plies
+    return points, plies
+
+
+def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None = None,
+              variant: str = "standard", paired: bool = True, chunk: int = CHUNK,
+              progress: bool = True, max_plies: int = 10_000,
+              on_position=None) -> MatchResult:
+    """Play ``games`` cubeless money games of A against B; statistics from A's side.
+
+    Bots given by name are made with seeds drawn from ``seed`` (a new random seed, kept in
+    the result, when None). Paired matches need an even number of games. Games run
+    ``chunk`` at a time in lock-step, with a tqdm bar on stderr when ``progress`` and
+    stderr is a terminal. ``on_position`` is handed to the game loop.
+    """
+    if games < 1:
+        raise ValueError(f"a match needs at least one game, got {games}")
+    if paired and games % 2:
+        raise ValueError(f"paired dice play each sequence twice: games must be even, got {games}")
+    if seed is None:
+        seed = new_seed()
+    chunk = max(2, chunk - chunk % 2) if paired else max(1, chunk)
+    rng, seed_a, seed_b = match_seeds(seed)
+    a, b = _bot(bot_a, seed_a, variant), _bot(bot_b, seed_b, variant)
+    points, plies = [], []
+    start = time.perf_counter()
+    with _progress_bar(games, progress) as bar:
+        for done in range(0, games, chunk):
+            size = min(chunk, games - done)
+            p, n = play_chunk(a, b, size, rng, variant, paired, max_plies, on_position)
+            points.append(p)
+            plies.append(n)
+            bar.update(size)
+    seconds = time.perf_counter() - start
+    return MatchResult(np.concatenate(points), np.concatenate(plies), paired, seed, variant,
+                       seconds, (_label(bot_a), _label(bot_b)), chunk)
+
+
+def _progress_bar(games: int, show: bool):
+    """A tqdm bar over games on stderr; silent unless asked for and stderr is a terminal."""
+    from tqdm import tqdm
+    # disable=None: tqdm turns itself off when stderr is not a terminal
+    return tqdm(total=games, unit="game", disable=None if show else True, leave=False,
+                dynamic_ncols=True)

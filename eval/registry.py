@@ -1,0 +1,81 @@
+"""Bots by name: ``make_bot("pubeval")``, for the command line and for matches.
+
+Names: ``random``, ``pubeval``, ``racer``, ``heuristic``, ``gnubg`` (needs the PyPI package
+gnubg-nn: ``pip install 'gammon[gnubg]'``), and ``net:PATH`` for a trained network
+(``net:`` alone for the default one), loaded by ``model.player.load_net_bot``. Modules
+behind a name are imported only when that name is asked for, so ``random`` and ``pubeval``
+work without torch, gnubg-nn or the bots still being written.
+"""
+
+from __future__ import annotations
+
+from .bot import Bot, PubevalBot, RandomBot
+
+NAMES = ("random", "pubeval", "racer", "heuristic", "gnubg")
+NET_PREFIX = "net:"
+VALID = NAMES + ("net:PATH",)
+
+
+class BotUnavailable(RuntimeError):
+    """A known bot whose package is not installed (gnubg-nn, the model package)."""
+
+
+def valid_names() -> str:
+    """The accepted bot names as one comma-separated string, for error messages."""
+    return ", ".join(VALID)
+
+
+def make_bot(name: str, seed: int | None = None, variant: str = "standard") -> Bot:
+    """A new bot by name, seeded (where it draws random numbers) and fitted to the variant.
+
+    Raises ValueError for an unknown name (listing the valid ones) and BotUnavailable when
+    the bot's package cannot be imported.
+    """
+    from engine.board import variant as get_variant
+    checkers = get_variant(variant).checkers  # also checks the variant name
+    if name.startswith(NET_PREFIX):
+        return _net_bot(name[len(NET_PREFIX):] or None, variant)
+    if name == "random":
+        return RandomBot(seed)
+    if name == "pubeval":
+        return PubevalBot(checkers)
+    if name == "racer":
+        return _lazy("racer", "RacerBot")()
+    if name == "heuristic":
+        return _lazy("heuristic", "HeuristicBot")()
+    if name == "gnubg":
+        return _gnubg_bot(checkers)
+    raise ValueError(f"unknown bot {name!r}; valid: {valid_names()}")
+
+
+def _lazy(module: str, cls: str) -> type:
+    """The class ``cls`` of ``eval.<module>``, imported now; BotUnavailable if it is missing."""
+    import importlib
+    try:
+        return getattr(importlib.import_module(f"{__package__}.{module}"), cls)
+    except ModuleNotFoundError as e:
+        if e.name != f"{__package__}.{module}":
+            raise
+        raise BotUnavailable(f"the {module} bot is not available: {e}") from None
+
+
+def _gnubg_bot(checkers: int) -> Bot:
+    """GNU Backgammon at 0 ply, when gnubg-nn is installed; only 15-checker variants."""
+    if checkers != 15:
+        raise ValueError("the gnubg bot plays only 15-checker variants (gnubg's nets)")
+    from .gnubg_bot import GnubgBot
+    try:
+        return GnubgBot()
+    except ImportError as e:
+        raise BotUnavailable(str(e)) from None
+
+
+def _net_bot(path: str | None, variant: str) -> Bot:
+    """A trained network's bot from ``model.player.load_net_bot`` (default net for None)."""
+    try:
+        from model.player import load_net_bot
+    except ImportError as e:
+        raise BotUnavailable(
+            f"net players need the model package (model.player.load_net_bot): {e}"
+        ) from None
+    return load_net_bot(path, variant)
