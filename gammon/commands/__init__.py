@@ -1,5 +1,5 @@
 """The subcommands of ``gammon``, one module each."""
 
-from . import moves, show
+from . import choose, hint, match, moves, show, train
 
-ALL = [moves, show]
+ALL = [moves, show, hint, choose, match, train]
