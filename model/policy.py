@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from engine.board import flip
+from engine.game import finished, result_points
 from engine.movegen import Plays, legal_plays
 from engine.policy import Bot, best_per_root
 
@@ -40,8 +41,17 @@ class NetEvaluator:
         return torch.softmax(logits, dim=-1).float().cpu().numpy()
 
     def after_play(self, afterstates: np.ndarray) -> np.ndarray:
-        """Probabilities (K, 6) for the player who just moved, of afterstates (K, 26)."""
-        return flip_outcomes(self(flip(afterstates)))
+        """Probabilities (K, 6) for the player who just moved, of afterstates (K, 26).
+
+        A play that bears off the last checker has won: its outcome is certain, not
+        estimated (the network never sees finished games).
+        """
+        probs = np.ascontiguousarray(flip_outcomes(self(flip(afterstates))))
+        won = finished(afterstates)
+        if won.any():
+            points = result_points(afterstates[won], self.checkers)
+            probs[won] = np.eye(6, dtype=np.float32)[3 - points]  # 3 -> win bg, 1 -> single
+        return probs
 
 
 class NetPolicy(Bot):

@@ -230,7 +230,7 @@ class Trainer:
             writer.add_scalar("pubeval/gammon_rate", result["gammon_rate"], c.games)
             writer.add_scalar("pubeval/plies_per_game", result["plies_per_game"], c.games)
             writer.flush()
-        if progress is not None:
+        if progress is not None and not getattr(progress, "disable", False):
             progress.set_postfix_str(self._postfix(), refresh=True)
         else:
             self.log(f"{c.games} games: vs pubeval {result['win_rate']:.1%} wins, "
