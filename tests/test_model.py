@@ -1,0 +1,169 @@
+"""The value network, encodings, the net player and checkpoints."""
+
+import numpy as np
+import pytest
+import torch
+
+from engine.board import flip, start_boards
+from engine.movegen import legal_plays
+from engine.sample import from_random_play, synthetic
+from model import checkpoint as ckpt
+from model.encoding import classic, encoder, expert, width
+from model.net import ValueNet, equity, five_outputs, flip_outcomes
+from model.player import load_net_bot
+from model.policy import NetEvaluator, NetPolicy, two_ply
+
+
+def test_classic_units_of_the_start_position():
+    x = classic(start_boards(1))[0]
+    assert x.shape == (198,)
+    # point 24 (index 23): two of the mover's checkers -> units 1, 1, 0, 0 for the mover
+    assert x[23 * 8:23 * 8 + 8].tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
+    # point 6: five of ours -> 1, 1, 1, (5 - 3) / 2
+    assert x[5 * 8:5 * 8 + 4].tolist() == [1, 1, 1, 1]
+    # point 1: two of the opponent's
+    assert x[0:8].tolist() == [0, 0, 0, 0, 1, 1, 0, 0]
+    assert x[192:].tolist() == [0, 0, 0, 0, 1, 0]  # bars, borne off, side on roll
+
+
+def test_bar_and_off_units():
+    board = np.zeros(26, np.int8)
+    board[25], board[0], board[3] = 2, -1, 1
+    x = classic(board[None], checkers=15)[0]
+    assert x[192] == 1.0 and x[193] == 0.5
+    assert x[194] == pytest.approx(12 / 15) and x[195] == pytest.approx(14 / 15)
+
+
+def test_expert_adds_features_of_both_sides():
+    boards = start_boards(2)
+    x = expert(boards)
+    assert x.shape == (2, width("expert"))
+    assert (x[:, :198] == classic(boards)).all()
+    half = (width("expert") - 198) // 2
+    np.testing.assert_allclose(x[0, 198:198 + half], x[0, 198 + half:])  # symmetric start
+    with pytest.raises(ValueError, match="classic, expert"):
+        encoder("onehot")
+
+
+def test_fast_first_layer_equals_the_plain_forward():
+    torch.manual_seed(0)
+    net = ValueNet(198, (40, 20), "sigmoid")
+    boards = np.concatenate([from_random_play(np.random.default_rng(0), 4)[0],
+                             synthetic(np.random.default_rng(1), 200)])
+    with torch.no_grad():
+        plain = net(torch.from_numpy(classic(boards)))
+    np.testing.assert_allclose(net.forward_boards(boards).numpy(), plain.numpy(), atol=1e-5)
+
+
+def test_five_outputs_are_consistent_and_flip_swaps_sides():
+    p = torch.softmax(torch.randn(100, 6), -1).numpy()
+    five = five_outputs(p)
+    assert (five[:, 2] <= five[:, 1] + 1e-7).all() and (five[:, 1] <= five[:, 0] + 1e-7).all()
+    assert (five[:, 4] <= five[:, 3] + 1e-7).all()
+    eq = equity(p)
+    np.testing.assert_allclose(eq, 2 * five[:, 0] - 1 + five[:, 1] - five[:, 3]
+                               + five[:, 2] - five[:, 4], atol=1e-6)
+    np.testing.assert_allclose(equity(flip_outcomes(p)), -eq, atol=1e-6)
+
+
+def test_net_policy_takes_the_winning_bear_off():
+    board = np.zeros(26, np.int8)
+    board[2], board[1], board[20] = 1, 1, -15  # 2-1 bears both off (a gammon) or not
+    bot = NetPolicy(NetEvaluator(ValueNet(198, (8,))))
+    plays = legal_plays(board[None], np.array([[2, 1]]))
+    assert len(plays) == 2
+    chosen = bot(plays, board[None], np.array([[2, 1]]))
+    assert np.maximum(plays.boards[chosen[0]], 0).sum() == 0  # all borne off
+
+
+def test_policy_scores_follow_the_perspective_rule():
+    torch.manual_seed(1)
+    evaluator = NetEvaluator(ValueNet(198, (16,)))
+    boards, dice = from_random_play(np.random.default_rng(2), 2)
+    plays = legal_plays(boards[:50], dice[:50])
+    mover = evaluator.after_play(plays.boards)
+    opponent = evaluator(flip(plays.boards))
+    np.testing.assert_allclose(mover, opponent[:, ::-1], atol=1e-6)
+
+
+def test_two_ply_gives_probabilities():
+    torch.manual_seed(2)
+    evaluator = NetEvaluator(ValueNet(198, (16,)))
+    after = start_boards(3)
+    p = two_ply(evaluator, after)
+    assert p.shape == (3, 6)
+    np.testing.assert_allclose(p.sum(axis=1), 1, atol=1e-5)
+    np.testing.assert_allclose(p[0], p[1], atol=1e-6)
+
+
+# --- checkpoints -------------------------------------------------------------------------
+
+def _saved(tmp_path, encoding="classic", variant="standard", name="model.pt"):
+    net = ValueNet(width(encoding), (8,))
+    path = tmp_path / name
+    ckpt.save(path, ckpt.model_payload(net, encoding, variant))
+    return path, net
+
+
+def test_checkpoint_round_trip_and_net_player(tmp_path):
+    path, net = _saved(tmp_path)
+    loaded = ckpt.build_net(ckpt.load(path), path)
+    for a, b in zip(net.state_dict().values(), loaded.state_dict().values()):
+        assert torch.equal(a, b)
+    bot = load_net_bot(str(path))
+    boards = start_boards(1)
+    plays = legal_plays(boards, np.array([[3, 1]]))
+    assert 0 <= bot(plays, boards, np.array([[3, 1]]))[0] < len(plays)
+    assert not list(tmp_path.glob("*.tmp"))  # written atomically, nothing left behind
+
+
+def test_truncated_checkpoint_names_the_file(tmp_path):
+    path, _ = _saved(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) // 2])
+    with pytest.raises(ckpt.CheckpointError, match=str(path)):
+        ckpt.load(path)
+
+
+def test_corrupt_and_foreign_files_are_refused(tmp_path):
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(ckpt.CheckpointError, match="not a readable checkpoint"):
+        ckpt.load(junk)
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(3)}, foreign)
+    with pytest.raises(ckpt.CheckpointError, match="not a gammon checkpoint"):
+        ckpt.load(foreign)
+    with pytest.raises(ckpt.CheckpointError, match="no such checkpoint"):
+        ckpt.load(tmp_path / "missing.pt")
+
+
+class _Evil:
+    def __reduce__(self):
+        return (print, ("code ran while loading",))
+
+
+def test_loading_never_runs_pickled_code(tmp_path):
+    path = tmp_path / "evil.pt"
+    torch.save({"format": "gammon-checkpoint", "version": 1, "x": _Evil()}, path)
+    with pytest.raises(ckpt.CheckpointError, match="not a readable checkpoint"):
+        ckpt.load(path)
+
+
+def test_other_encoding_or_variant_is_refused_with_the_reason(tmp_path):
+    path, _ = _saved(tmp_path, variant="hypergammon")
+    with pytest.raises(ckpt.CheckpointError, match="trained for 'hypergammon'"):
+        load_net_bot(str(path), variant="standard")
+    path, _ = _saved(tmp_path, encoding="expert", name="expert.pt")
+    with pytest.raises(ckpt.CheckpointError, match="'expert' encoding"):
+        ckpt.check_compatible(ckpt.load(path), path, encoding="classic")
+
+
+def test_wrong_shapes_are_refused(tmp_path):
+    path, net = _saved(tmp_path)
+    payload = ckpt.load(path)
+    payload["model"]["hidden"] = [9]
+    bad = tmp_path / "bad.pt"
+    ckpt.save(bad, {k: v for k, v in payload.items() if k not in ("format", "version")})
+    with pytest.raises(ckpt.CheckpointError, match="do not fit"):
+        ckpt.build_net(ckpt.load(bad), bad)

@@ -1,0 +1,111 @@
+"""Training: configs, a short run, exact resume, clean Ctrl-C, and errors that name things."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from train.config import Config, ConfigError, from_dict, load
+from train.trainer import Trainer, resume_payload
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMMON = [sys.executable, "-m", "gammon.cli"]
+
+
+def small(games, **train):
+    return Config().with_overrides(
+        model={"hidden": (16,)},
+        train={"games": games, "parallel_games": 32, "update_every": 512, "batch_size": 64,
+               "threads": 1, "seed": 5, **train},
+        eval={"every_games": 0}, run={"checkpoint_every_games": 0})
+
+
+def test_presets_load():
+    for name in ("default", "strong"):
+        config = load(ROOT / "configs" / f"{name}.toml")
+        assert config.model.encoding == "classic" and config.train.games > 0
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"train": {"gmes": 3}}, "unknown key train.gmes"),
+    ({"train": {"games": "many"}}, "train.games: expected a whole number"),
+    ({"model": {"hidden": [80, 0]}}, "model.hidden"),
+    ({"model": {"encoding": "onehot"}}, "model.encoding"),
+    ({"training": {}}, "unknown section"),
+    ({"train": {"lam": 1.5}}, "train.lam"),
+])
+def test_bad_config_names_the_key(data, message):
+    with pytest.raises(ConfigError, match=message):
+        from_dict(data)
+
+
+def test_short_run_learns_something_and_writes_its_files(tmp_path):
+    trainer = Trainer(small(200), tmp_path)
+    before = [p.detach().clone() for p in trainer.net.parameters()]
+    counters = trainer.run()
+    assert counters.games >= 200 and counters.updates > 0
+    assert any(not torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))
+    assert (tmp_path / "checkpoint.pt").is_file() and (tmp_path / "model.pt").is_file()
+
+
+def test_resume_continues_exactly(tmp_path):
+    straight = Trainer(small(300), tmp_path / "a")
+    straight.run()
+    first = Trainer(small(150), tmp_path / "b")
+    first.run()
+    config, payload = resume_payload(tmp_path / "b" / "checkpoint.pt")
+    resumed = Trainer(config.with_overrides(train={"games": 300}), tmp_path / "b",
+                      resume=payload)
+    resumed.run()
+    assert resumed.counters.games == straight.counters.games
+    for a, b in zip(straight.net.state_dict().values(), resumed.net.state_dict().values()):
+        assert torch.equal(a, b)
+
+
+def test_evaluation_against_pubeval_is_logged(tmp_path):
+    config = small(64).with_overrides(eval={"every_games": 64, "games": 20})
+    trainer = Trainer(config, tmp_path)
+    trainer.run()
+    lines = (tmp_path / "evaluations.jsonl").read_text().splitlines()
+    result = json.loads(lines[-1])
+    assert result["games"] == 20 and 0 <= result["win_rate"] <= 1
+
+
+def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
+    toml = tmp_path / "long.toml"
+    toml.write_text('[model]\nhidden = [16]\n[train]\ngames = 10000000\nparallel_games = 32\n'
+                    'threads = 1\n[eval]\nevery_games = 0\n')
+    proc = subprocess.Popen(GAMMON + ["train", "--config", str(toml), "--out",
+                                      str(tmp_path / "run"), "--no-progress"],
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(8)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "checkpoint saved" in err
+    config, payload = resume_payload(tmp_path / "run" / "checkpoint.pt")
+    assert config.train.games == 10000000
+
+
+def test_cli_errors_name_the_file_or_key(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"\x00" * 100)
+    out = subprocess.run(GAMMON + ["train", "--resume", str(bad)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and str(bad) in out.stderr and "Traceback" not in out.stderr
+    toml = tmp_path / "typo.toml"
+    toml.write_text("[train]\nlearning_rte = 0.1\n")
+    out = subprocess.run(GAMMON + ["train", "--config", str(toml)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and "train.learning_rte" in out.stderr
+    model = tmp_path / "model.pt"
+    trainer = Trainer(small(40), tmp_path)
+    trainer.run()
+    out = subprocess.run(GAMMON + ["train", "--resume", str(model)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and "not a run checkpoint" in out.stderr
