@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.movegen import Plays
+from engine.policy import best_per_root
 
 # fmt: off
 # Tesauro's published contact weights (pubeval.c, "wc"): 24 points x 5 units, bar, off.
@@ -162,21 +163,6 @@ def pubeval_scores(afterstates: np.ndarray, checkers: int = 15,
     return score.astype(np.float64)
 
 
-def choose_best(scores: np.ndarray, root: np.ndarray, n: int) -> np.ndarray:
-    """Per input position, the row with the highest score; the first such row on a tie.
-
-    scores (K,), root (K,) sorted with every root 0..n-1 present. Returns (n,) int64.
-    """
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(np.bincount(root, minlength=n))[:-1]])
-    best = np.maximum.reduceat(scores, starts)  # (n,)
-    rows = np.flatnonzero(scores == best[root])
-    # rows are ascending, so the first row of each root is its first maximum
-    _, first = np.unique(root[rows], return_index=True)
-    return rows[first].astype(np.int64)
-
-
 def _highest(b: list[int]) -> int:
     """The mover's rearmost occupied cell (25 = the bar), 0 when none is left."""
     for p in range(25, 0, -1):
@@ -297,11 +283,11 @@ def pubeval_policy(checkers: int = 15):
     def choose(plays: Plays, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
         race = is_race(boards)[plays.root]  # (K,)
         scores = pubeval_scores(plays.boards, checkers, race)
-        chosen = choose_best(scores, plays.root, len(boards))
+        chosen = best_per_root(scores, plays.root, len(boards))
         return _break_ties(chosen, scores, plays, boards, np.asarray(dice))
 
     return choose
 
 
-__all__ = ["CONTACT_WEIGHTS", "RACE_WEIGHTS", "is_race", "pubeval_scores", "choose_best",
-           "gnubg_move_order", "pubeval_policy"]
+__all__ = ["CONTACT_WEIGHTS", "RACE_WEIGHTS", "is_race", "pubeval_scores", "gnubg_move_order",
+           "pubeval_policy"]

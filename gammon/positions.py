@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from typing import Callable
+
 import numpy as np
 
 from engine import posid
@@ -49,3 +52,20 @@ def results(board: np.ndarray, d1: int, d2: int, notation: bool = True) -> list[
     steps, hits = plays.steps, plays.hits
     plays_text = [format_play(steps[k], hits[k]) for k in range(len(plays))]
     return sorted(zip(plays_text, ids), key=lambda pair: pair[1])
+
+
+def answer_requests(answer: Callable[[np.ndarray, int, int], str], variant: str) -> int:
+    """Answer each ``POSID D1 D2`` line of stdin with one line, flushed at once.
+
+    ``answer(board, d1, d2)`` gives the line; a bad request is answered ``error: ...``
+    and the stream goes on.
+    """
+    out = sys.stdout
+    for line in sys.stdin:
+        try:
+            text = answer(*read_request(line, variant))
+        except UsageError as e:
+            text = f"error: {e}"
+        out.write(text + "\n")
+        out.flush()
+    return 0

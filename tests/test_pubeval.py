@@ -11,13 +11,15 @@ import json
 from pathlib import Path
 
 import numpy as np
+
+from engine.policy import best_per_root
 import pytest
 
 from engine import posid
 from engine.board import start_boards
 from engine.loop import play, random_policy
 from engine.movegen import legal_plays
-from eval.pubeval import (CONTACT_WEIGHTS, RACE_WEIGHTS, choose_best, gnubg_move_order,
+from eval.pubeval import (CONTACT_WEIGHTS, RACE_WEIGHTS, gnubg_move_order,
                           is_race, pubeval_policy, pubeval_scores)
 
 DATA = Path(__file__).parent / "data" / "pubeval_reference.jsonl"
@@ -147,7 +149,7 @@ def test_race_is_decided_on_the_position_before_the_play(cases):
     then pick differently from gnubg on some of them, and the policy does not."""
     assert (is_race(cases["boards"]) != is_race(cases["results"])).any()
     plays = legal_plays(cases["boards"], cases["dice"])
-    per_afterstate = choose_best(pubeval_scores(plays.boards), plays.root,
+    per_afterstate = best_per_root(pubeval_scores(plays.boards), plays.root,
                                  len(cases["boards"]))
     differ = [posid.encode(b) != r
               for b, r in zip(plays.boards[per_afterstate], cases["result_ids"])]

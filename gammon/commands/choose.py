@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 import numpy as np
 
@@ -13,7 +12,7 @@ from engine.movegen import legal_plays
 from eval.registry import valid_names
 
 from ..errors import UsageError
-from ..positions import read_die, read_position, read_request
+from ..positions import answer_requests, read_die, read_position
 from .match import load_bot
 
 HELP = f"""\
@@ -72,13 +71,4 @@ def run(args) -> int:
 
 
 def _batch(bot, variant: str) -> int:
-    out = sys.stdout
-    for line in sys.stdin:
-        try:
-            board, d1, d2 = read_request(line, variant)
-            answer = chosen_result(bot, board, d1, d2)
-        except UsageError as e:
-            answer = f"error: {e}"
-        out.write(answer + "\n")
-        out.flush()
-    return 0
+    return answer_requests(lambda board, d1, d2: chosen_result(bot, board, d1, d2), variant)

@@ -8,7 +8,7 @@ import sys
 from engine.board import VARIANTS
 
 from ..errors import UsageError
-from ..positions import read_die, read_position, read_request, results
+from ..positions import answer_requests, read_die, read_position, results
 
 HELP = """\
 List every legal play of a position and roll: one line per distinct result, the play in
@@ -55,13 +55,6 @@ def run(args) -> int:
 
 
 def _batch(variant: str) -> int:
-    out = sys.stdout
-    for line in sys.stdin:
-        try:
-            board, d1, d2 = read_request(line, variant)
-            answer = " ".join(result for _, result in results(board, d1, d2, notation=False))
-        except UsageError as e:
-            answer = f"error: {e}"
-        out.write(answer + "\n")
-        out.flush()
-    return 0
+    return answer_requests(
+        lambda board, d1, d2: " ".join(r for _, r in results(board, d1, d2, notation=False)),
+        variant)
