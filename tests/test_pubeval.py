@@ -11,14 +11,13 @@ import json
 from pathlib import Path
 
 import numpy as np
-
-from engine.policy import best_per_root
 import pytest
 
 from engine import posid
 from engine.board import start_boards
 from engine.loop import play, random_policy
 from engine.movegen import legal_plays
+from engine.policy import best_per_root
 from eval.pubeval import (CONTACT_WEIGHTS, RACE_WEIGHTS, gnubg_move_order,
                           is_race, pubeval_policy, pubeval_scores)
 
