@@ -109,3 +109,16 @@ def test_cli_errors_name_the_file_or_key(tmp_path):
     out = subprocess.run(GAMMON + ["train", "--resume", str(model)], capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 2 and "not a run checkpoint" in out.stderr
+
+
+def test_step_size_halves_on_schedule(tmp_path):
+    trainer = Trainer(small(10, learning_rate=0.01, lr_halving_games=100, lr_min=0.001),
+                      tmp_path)
+    assert trainer.learning_rate() == pytest.approx(0.01)
+    trainer.counters.games = 200
+    assert trainer.learning_rate() == pytest.approx(0.0025)
+    trainer.counters.games = 10_000
+    assert trainer.learning_rate() == pytest.approx(0.001)
+    constant = Trainer(small(10, learning_rate=0.01), tmp_path / "c")
+    constant.counters.games = 10_000
+    assert constant.learning_rate() == pytest.approx(0.01)

@@ -36,7 +36,11 @@ class TrainConfig:
     lam: float = 0.7
     """TD(lambda) trace decay for the lambda-returns."""
     learning_rate: float = 0.001
-    """Adam step size."""
+    """Adam step size at the start."""
+    lr_halving_games: int = 0
+    """Halve the step size every this many games (0: keep it constant)."""
+    lr_min: float = 0.0
+    """The step size never goes below this."""
     batch_size: int = 512
     """Positions per gradient step."""
     update_every: int = 8192

@@ -121,9 +121,18 @@ class Trainer:
     def _pending(self) -> int:
         return sum(len(s) for s in self.pending_states)
 
+    def learning_rate(self) -> float:
+        """The step size now: halved every ``lr_halving_games`` games, not below lr_min."""
+        t = self.config.train
+        if not t.lr_halving_games:
+            return t.learning_rate
+        return max(t.lr_min, t.learning_rate * 0.5 ** (self.counters.games / t.lr_halving_games))
+
     def _update(self) -> float:
         """Gradient steps on the waiting samples; returns the mean loss."""
         t = self.config.train
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate()
         states = np.concatenate(self.pending_states)
         targets = torch.from_numpy(np.concatenate(self.pending_targets)).to(self.device)
         self.pending_states, self.pending_targets = [], []
@@ -197,6 +206,7 @@ class Trainer:
         self.recent = {"points": [], "plies": []}
         if writer is not None:
             writer.add_scalar("train/loss", loss, c.games)
+            writer.add_scalar("train/learning_rate", self.learning_rate(), c.games)
             writer.add_scalar("train/games_per_s", rate, c.games)
             if len(points):
                 writer.add_scalar("selfplay/gammon_rate", float((points >= 2).mean()), c.games)
