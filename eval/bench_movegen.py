@@ -43,6 +43,9 @@ def _timed(run_chunk, total: int, seconds: float) -> tuple[int, int, float]:
 
 
 def bench_vectorised(boards, dice, batch: int, seconds: float) -> dict:
+    if len(boards) < batch:  # too few positions for one batch: repeat them
+        copies = -(-batch // len(boards))
+        boards, dice = np.tile(boards, (copies, 1)), np.tile(dice, (copies, 1))
     n = len(boards) - len(boards) % batch
 
     def chunk(i):

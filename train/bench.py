@@ -68,7 +68,7 @@ def measure(games: int, hidden: int, parallel: int, threads: int, seed: int = 1)
             counters = trainer.run()
             total = time.perf_counter() - start
     save = total - counters.seconds if counters.seconds < total else 0.0
-    split = {k: v / total for k, v in watch.seconds.items()}
+    split = {k: watch.seconds.get(k, 0.0) / total for k in ("rules", "network", "update")}
     split["other"] = 1 - sum(split.values())
     return {"games": counters.games, "seconds": total, "games_per_s": counters.games / total,
             "positions_per_game": counters.positions / counters.games,
