@@ -1,0 +1,71 @@
+"""``gammon cube``: the proper money cube action of positions, as JSON lines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.board import VARIANTS
+
+from ..errors import UsageError
+from ..positions import read_position
+from .analyze import add_cube_options, check_in_play, cube_model
+
+HELP = """\
+The proper money cube action of a position before the roll, centred cube, the player on
+roll free to double: one JSON line {"action": "no_double"|"double"|"too_good",
+"response": "take"|"pass"|"beaver"}, the response being what the opponent should answer
+to a double (see `gammon analyze` for the equities behind it).
+
+With --batch, read one Position ID per line on stdin and answer each with one such line,
+flushed at once; a bad line is answered {"error": "..."} and the stream goes on.
+
+examples:
+  gammon cube 4HPwATDgc/ABMA
+  printf '4HPwATDgc/ABMA\\n' | gammon cube --batch --bot net:runs/strong/model.pt
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("cube", help="the money cube action of positions (JSON lines)",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("posid", nargs="?", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
+    p.add_argument("--batch", action="store_true",
+                   help="read one Position ID per line on stdin, answer one JSON line each")
+    add_cube_options(p)
+    p.add_argument("--variant", default="standard", choices=list(VARIANTS),
+                   help="variant (default: standard)")
+    p.set_defaults(run=run)
+
+
+def answer(evaluate, efficiency: float, args, text: str) -> dict:
+    """The action and response for one Position ID (a UsageError for a bad one)."""
+    from eval.analysis import analyze_cube
+    words = text.split()
+    if len(words) != 1:
+        raise UsageError(f"expected one Position ID, got {text.strip()!r}")
+    board = read_position(words[0], args.variant)
+    check_in_play(board)
+    a = analyze_cube(evaluate, board[None], efficiency, args.jacoby, not args.no_beavers)[0]
+    return {"action": a["action"], "response": a["response"]}
+
+
+def run(args) -> int:
+    if args.batch and args.posid is not None:
+        raise UsageError("--batch reads positions from stdin; give no POSID")
+    if not args.batch and args.posid is None:
+        raise UsageError("give a POSID (or --batch)")
+    _, evaluate, efficiency = cube_model(args)
+    if not args.batch:
+        print(json.dumps(answer(evaluate, efficiency, args, args.posid)))
+        return 0
+    out = sys.stdout
+    for line in sys.stdin:
+        try:
+            reply = answer(evaluate, efficiency, args, line)
+        except UsageError as e:
+            reply = {"error": str(e)}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    return 0
