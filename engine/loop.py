@@ -32,6 +32,22 @@ def random_policy(rng: np.random.Generator) -> Policy:
     return choose
 
 
+def play_turn(policies: tuple[Policy, Policy], boards: np.ndarray, side: np.ndarray,
+              roll: np.ndarray) -> np.ndarray:
+    """Each game's seat on roll plays its roll: afterstates (N, 26) int8, not flipped.
+
+    boards (N, 26) from the seat on roll, side (N,) that seat (0 or 1), roll (N, 2).
+    """
+    after = np.empty((len(boards), 26), dtype=np.int8)
+    for s in (0, 1):
+        mine = np.flatnonzero(side == s)
+        if len(mine) == 0:
+            continue
+        plays = legal_plays(boards[mine], roll[mine])
+        after[mine] = plays.boards[policies[s](plays, boards[mine], roll[mine])]
+    return after
+
+
 @dataclass
 class Results:
     """Outcome of G games, from seat 0's view.
@@ -48,13 +64,15 @@ class Results:
 def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
          variant: str = "standard", max_plies: int = 10_000,
          on_position: Callable[[np.ndarray, np.ndarray], None] | None = None,
-         dice: DiceTable | None = None, dice_rows: np.ndarray | None = None) -> Results:
+         dice: DiceTable | None = None, dice_rows: np.ndarray | None = None,
+         on_play: Callable[..., None] | None = None) -> Results:
     """Play ``games`` games between policies[0] (seat 0) and policies[1] (seat 1).
 
     The opening roll decides who moves first and is that seat's first roll. Dice come from
     ``dice`` (row ``dice_rows[g]`` for game g) when given, else from a new table drawn from
     ``rng``. Every position a seat faces, with its roll, is passed to
-    ``on_position(boards, dice)`` when given.
+    ``on_position(boards, dice)`` when given; every play made, to
+    ``on_play(games, seats, boards, dice, afterstates)`` (games (M,) indices, for recording).
     """
     checkers = get_variant(variant).checkers
     if dice is None:
@@ -73,14 +91,9 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
             roll = dice.roll(rows[live], ply)
         if on_position is not None:
             on_position(boards[live], roll)
-        after = np.empty((len(live), 26), dtype=np.int8)
-        for s in (0, 1):
-            mine = np.flatnonzero(side[live] == s)
-            if len(mine) == 0:
-                continue
-            plays = legal_plays(boards[live[mine]], roll[mine])
-            chosen = policies[s](plays, boards[live[mine]], roll[mine])
-            after[mine] = plays.boards[chosen]
+        after = play_turn(policies, boards[live], side[live], roll)
+        if on_play is not None:
+            on_play(live, side[live], boards[live], roll, after)
         plies[live] += 1
         won = finished(after)
         if won.any():

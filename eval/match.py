@@ -14,6 +14,10 @@ independent (``ci95_unpaired``, reported beside it to show what pairing buys).
 
 Reproducible bit for bit: the dice and each bot's seed are drawn from ``seed`` (through
 ``numpy.random.SeedSequence``), so the same seed, games and chunk size replay the same games.
+
+With ``cube=CubeRules(...)`` the games are cubeful money games (``eval.cube_match``): the
+points are cube value x 1/2/3 (or the cube value on a pass) and ``MatchResult.cube`` holds
+what the cube did; the pairing and the statistics are the same.
 """
 
 from __future__ import annotations
@@ -24,10 +28,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.cube import CubeRules
 from engine.dice import DiceTable
 from engine.loop import play
 
 from .bot import Bot
+from .cube_match import CubeStats, play_cube_chunk
 from .registry import make_bot
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
@@ -50,10 +56,14 @@ class MatchResult:
     """The games of a match and their statistics, all from A's side.
 
     points: (G,) int8 -- A's points in each game: +1/+2/+3 for a single/gammon/backgammon
-            win, negative for a loss, 0 for a game cut off unfinished at the ply limit
+            win, negative for a loss, 0 for a game cut off unfinished at the ply limit;
+            with the cube (G,) int32, times the cube value (the cube value on a pass)
     plies:  (G,) int32 -- plays made (passes included) in each game
     paired: games 2i and 2i+1 shared one dice sequence with the seats swapped
+    cube:   the cube statistics of a cubeful match (``eval.cube_match.CubeStats``), else None
     Gammons count gammons and backgammons together, as gnubg does; backgammons alone too.
+    With the cube, a game counts as a gammon (backgammon) when it scored 2 (3) times the
+    cube; a pass counts as neither.
     """
 
     points: np.ndarray
@@ -64,6 +74,15 @@ class MatchResult:
     seconds: float = math.nan
     names: tuple[str, str] = ("A", "B")
     chunk: int = field(default=CHUNK)
+    cube: CubeStats | None = None
+
+    @property
+    def _kinds(self) -> np.ndarray:
+        """A's result per game as 1/2/3 (negative for B), 0 unfinished or passed."""
+        if self.cube is None:
+            return self.points
+        kinds = self.points // np.maximum(self.cube.values, 1)
+        return np.where(self.cube.passed, 0, kinds)
 
     @property
     def games(self) -> int:
@@ -84,19 +103,19 @@ class MatchResult:
     @property
     def gammons_a(self) -> int:
         """Games A won by a gammon or a backgammon."""
-        return int((self.points >= 2).sum())
+        return int((self._kinds >= 2).sum())
 
     @property
     def gammons_b(self) -> int:
-        return int((self.points <= -2).sum())
+        return int((self._kinds <= -2).sum())
 
     @property
     def backgammons_a(self) -> int:
-        return int((self.points >= 3).sum())
+        return int((self._kinds >= 3).sum())
 
     @property
     def backgammons_b(self) -> int:
-        return int((self.points <= -3).sum())
+        return int((self._kinds <= -3).sum())
 
     def rate(self, count: int) -> float:
         """A count as a fraction of the games played (NaN for no games)."""
@@ -104,7 +123,7 @@ class MatchResult:
 
     @property
     def ppg_a(self) -> float:
-        """A's mean points per game (cubeless money: 1, 2, 3 per game)."""
+        """A's mean points per game (cubeless: 1, 2, 3 per game; cubeful: times the cube)."""
         return float(self.points.mean()) if self.games else math.nan
 
     @property
@@ -148,8 +167,11 @@ class MatchResult:
                 out[f"{kind[:-1]}_rate_{side}"] = self.rate(count)
         out.update(plies_per_game=self.plies_per_game, seconds=self.seconds,
                    games_per_s=self.games_per_s)
-        return {k: (None if isinstance(v, float) and math.isnan(v) else v)
-                for k, v in out.items()}
+        out = {k: (None if isinstance(v, float) and math.isnan(v) else v)
+               for k, v in out.items()}
+        if self.cube is not None:
+            out["cube"] = self.cube.to_dict()
+        return out
 
 
 def new_seed() -> int:
@@ -164,9 +186,13 @@ def match_seeds(seed: int) -> tuple[np.random.Generator, int, int]:
             int(b.generate_state(1)[0]))
 
 
-def _bot(bot: Bot | str, seed: int, variant: str) -> Bot:
-    """A bot given by name is made here with its derived seed; an instance is used as is."""
-    return make_bot(bot, seed, variant) if isinstance(bot, str) else bot
+def _bot(bot: Bot | str, seed: int, variant: str, cube: CubeRules | None = None) -> Bot:
+    """A bot given by name is made here with its derived seed (and, for a cubeful match,
+    its ``auto`` cube strategy); an instance is used as is."""
+    if not isinstance(bot, str):
+        return bot
+    return make_bot(bot, seed, variant) if cube is None else \
+        make_bot(bot, seed, variant, cube="auto", rules=cube)
 
 
 def _label(bot: Bot | str) -> str:
@@ -175,20 +201,23 @@ def _label(bot: Bot | str) -> str:
 
 def play_chunk(a: Bot, b: Bot, games: int, rng: np.random.Generator, variant: str,
                paired: bool, max_plies: int = 10_000,
-               on_position=None) -> tuple[np.ndarray, np.ndarray]:
+               on_position=None, on_play=None) -> tuple[np.ndarray, np.ndarray]:
     """``games`` games of A against B: A's points (G,) int8 and plies (G,) int32.
 
     Paired: games // 2 dice sequences, each played with A in seat 0 (game 2i) and then with
     B in seat 0 (game 2i + 1). Unpaired: A always sits in seat 0; the opening roll decides
-    who starts, so the seat gives no edge.
+    who starts, so the seat gives no edge. ``on_play`` (``engine.loop.play``) is told the
+    plays with this chunk's game numbers and the players A = 0, B = 1 for seats.
     """
     if not paired:
-        r = play((a, b), games, rng, variant, max_plies, on_position)
+        r = play((a, b), games, rng, variant, max_plies, on_position, on_play=on_play)
         return r.points, r.plies
     pairs = games // 2
     table = DiceTable(rng, pairs)
-    ab = play((a, b), pairs, rng, variant, max_plies, on_position, dice=table)
-    ba = play((b, a), pairs, rng, variant, max_plies, on_position, dice=table)
+    ab = play((a, b), pairs, rng, variant, max_plies, on_position, dice=table,
+              on_play=_renumber(on_play, 2, 0, False))
+    ba = play((b, a), pairs, rng, variant, max_plies, on_position, dice=table,
+              on_play=_renumber(on_play, 2, 1, True))
     points = np.empty(2 * pairs, dtype=np.int8)  # (G,)
     points[0::2], points[1::2] = ab.points, -ba.points
     plies = np.empty(2 * pairs, dtype=np.int32)  # (G,)
@@ -196,17 +225,34 @@ def play_chunk(a: Bot, b: Bot, games: int, rng: np.random.Generator, variant: st
     return points, plies
 
 
+def _renumber(on_play, step: int, first: int, swap: bool):
+    """``on_play`` for one call of the loop: its game i is game ``step * i + first`` here,
+    and its seats become the players A = 0, B = 1 (``swap`` when B sat in seat 0)."""
+    if on_play is None:
+        return None
+    return lambda games, seats, *rest: on_play(step * np.asarray(games) + first,
+                                               np.asarray(seats) ^ int(swap), *rest)
+
+
 def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None = None,
               variant: str = "standard", paired: bool = True, chunk: int = CHUNK,
               progress: bool = True, max_plies: int = 10_000,
-              on_position=None) -> MatchResult:
-    """Play ``games`` cubeless money games of A against B; statistics from A's side.
+              on_position=None, cube: CubeRules | None = None,
+              on_play=None) -> MatchResult:
+    """Play ``games`` money games of A against B; statistics from A's side.
+
+    Cubeless, or with the doubling cube under ``cube`` rules: bots then decide with their
+    ``offer_double``/``respond`` (``engine.cube_policy``; bots given by name get their
+    ``auto`` strategy, instances without them never double and always take).
 
     Bots given by name are made with seeds drawn from ``seed`` (a new random seed, kept in
     the result, when None). Paired matches need an even number of games. Games run
     ``chunk`` at a time in lock-step, with a tqdm bar on stderr when ``progress`` and
-    stderr is a terminal. ``on_position`` is handed to the game loop.
+    stderr is a terminal. ``on_position`` is handed to the game loop; ``on_play`` is told
+    every play with the match's game numbers and A = 0, B = 1 (cubeless games only).
     """
+    if on_play is not None and cube is not None:
+        raise NotImplementedError("recording the plays of cubeful games is not supported yet")
     if games < 1:
         raise ValueError(f"a match needs at least one game, got {games}")
     if paired and games % 2:
@@ -215,19 +261,25 @@ def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None =
         seed = new_seed()
     chunk = max(2, chunk - chunk % 2) if paired else max(1, chunk)
     rng, seed_a, seed_b = match_seeds(seed)
-    a, b = _bot(bot_a, seed_a, variant), _bot(bot_b, seed_b, variant)
-    points, plies = [], []
+    a, b = _bot(bot_a, seed_a, variant, cube), _bot(bot_b, seed_b, variant, cube)
+    points, plies, cubes = [], [], []
     start = time.perf_counter()
     with _progress_bar(games, progress) as bar:
         for done in range(0, games, chunk):
             size = min(chunk, games - done)
-            p, n = play_chunk(a, b, size, rng, variant, paired, max_plies, on_position)
+            if cube is None:
+                p, n = play_chunk(a, b, size, rng, variant, paired, max_plies, on_position,
+                                  _renumber(on_play, 1, done, False))
+            else:
+                p, n, c = play_cube_chunk(a, b, size, rng, variant, paired, cube, max_plies)
+                cubes.append(c)
             points.append(p)
             plies.append(n)
             bar.update(size)
     seconds = time.perf_counter() - start
     return MatchResult(np.concatenate(points), np.concatenate(plies), paired, seed, variant,
-                       seconds, (_label(bot_a), _label(bot_b)), chunk)
+                       seconds, (_label(bot_a), _label(bot_b)), chunk,
+                       CubeStats.concat(cubes) if cubes else None)
 
 
 def _progress_bar(games: int, show: bool):

@@ -2,7 +2,8 @@
 
 Names: ``random``, ``pubeval``, ``racer``, ``heuristic``, ``gnubg`` (needs the PyPI package
 gnubg-nn: ``pip install 'gammon[gnubg]'``), and ``net:PATH`` for a trained network
-(``net:`` alone for the default one), loaded by ``model.player.load_net_bot``. Modules
+(``net:`` alone for the default one), loaded by ``model.player.load_net_bot``; any of them
+as ``nodouble:NAME`` for NAME that never doubles and always takes. Modules
 behind a name are imported only when that name is asked for, so ``random`` and ``pubeval``
 work without torch, gnubg-nn or the bots still being written.
 """
@@ -13,7 +14,7 @@ from .bot import Bot, PubevalBot, RandomBot
 
 NAMES = ("random", "pubeval", "racer", "heuristic", "gnubg")
 NET_PREFIX = "net:"
-VALID = NAMES + ("net:PATH",)
+VALID = NAMES + ("net:PATH", "nodouble:NAME")
 
 
 class BotUnavailable(RuntimeError):
@@ -25,12 +26,25 @@ def valid_names() -> str:
     return ", ".join(VALID)
 
 
-def make_bot(name: str, seed: int | None = None, variant: str = "standard") -> Bot:
+def make_bot(name: str, seed: int | None = None, variant: str = "standard",
+             cube: str | None = None, rules=None) -> Bot:
     """A new bot by name, seeded (where it draws random numbers) and fitted to the variant.
 
-    Raises ValueError for an unknown name (listing the valid ones) and BotUnavailable when
-    the bot's package cannot be imported.
+    ``cube`` gives it a cube strategy (``eval.cube_bots``: ``auto``, ``heads``, ``race``,
+    ``never``) for cubeful play under ``rules`` (an ``engine.cube.CubeRules``); a name
+    ``nodouble:NAME`` is NAME with the ``never`` strategy. Without either the bot is
+    returned as it always was. Raises ValueError for an unknown name (listing the valid
+    ones) and BotUnavailable when the bot's package cannot be imported.
     """
+    from .cube_bots import NEVER_PREFIX
+    if name.startswith(NEVER_PREFIX) or cube is not None:
+        from engine.cube import CubeRules
+        from .cube_bots import with_cube
+        inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
+        kind = "never" if name.startswith(NEVER_PREFIX) else cube
+        bot = with_cube(make_bot(inner, seed, variant), kind, rules or CubeRules())
+        bot.name = name
+        return bot
     from engine.board import variant as get_variant
     checkers = get_variant(variant).checkers  # also checks the variant name
     if name.startswith(NET_PREFIX):

@@ -1,20 +1,32 @@
-"""``net:PATH`` players: load a checkpoint (``net:`` alone: the shipped default) as a bot."""
+"""``net:PATH`` players: load a checkpoint (``net:`` alone: the shipped default) as a bot.
+
+PATH may be a torch checkpoint (``.pt``) or a standalone bot file written by
+``gammon export`` (``model.botfile``, told apart by its content): a bot file plays with
+NumPy alone, and loading one never imports torch.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import torch
-
-from .checkpoint import build_net, check_compatible, load
-from .policy import NetEvaluator, NetPolicy
+from .botfile import is_bot_file
 
 DEFAULT = Path(__file__).resolve().parent.parent / "checkpoints" / "default.pt"
 
 
-def load_net_bot(path: str | None = None, variant: str = "standard", plies: int = 0) -> NetPolicy:
-    """A NetPolicy from a checkpoint file; CheckpointError names the file when it can't."""
+def load_net_bot(path: str | None = None, variant: str = "standard", plies: int = 0):
+    """A bot from a checkpoint or bot file; CheckpointError / BotFileError name the file
+    when it can't be used."""
     path = Path(path) if path else DEFAULT
+    if is_bot_file(path):
+        if plies:
+            raise ValueError(f"{path}: a bot file plays at 0 ply only")
+        from .numpy_net import load_bot_file
+        return load_bot_file(path, variant)
+    import torch
+
+    from .checkpoint import build_net, check_compatible, load
+    from .policy import NetEvaluator, NetPolicy
     payload = load(path)
     check_compatible(payload, path, variant=variant)
     torch.set_num_threads(max(1, min(2, torch.get_num_threads())))

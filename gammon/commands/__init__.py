@@ -1,5 +1,6 @@
 """The subcommands of ``gammon``, one module each."""
 
-from . import choose, hint, match, moves, show, train
+from . import (analyze, choose, cube, export, hint, match, moves, play, serve_external, show,
+               train)
 
-ALL = [moves, show, hint, choose, match, train]
+ALL = [moves, show, hint, choose, match, analyze, cube, train, export, play, serve_external]

@@ -22,11 +22,18 @@ then computed from the per-pair means, the pairs being the independent units; th
 the same games would give if independent is shown beside it. The same --seed replays the
 same games bit for bit.
 
+With --cube the games are cubeful money games: before each roll the player on roll may
+double, the opponent takes, passes or (with --beavers) beavers; points are cube value x
+1/2/3 (the cube value on a pass). The report adds the cube values reached and the doubles
+offered, taken, beavered and passed by each side. Nets double with their cube heads, the
+other bots by the Keith count in races; nodouble:NAME never doubles and always takes.
+
 bots: {valid_names()}
 
 examples:
   gammon match pubeval random --games 1000
   gammon match heuristic pubeval --games 10000 --seed 7 --json
+  gammon match net: nodouble:net: --games 2000 --cube --jacoby --beavers
 """
 
 
@@ -44,13 +51,44 @@ def add_parser(sub) -> None:
                    help="independent dice for every game instead of pairs of games")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--save", metavar="FILE",
+                   help="write every game as a .mat match file (GNU Backgammon: import mat)")
+    cube = p.add_argument_group("the doubling cube")
+    cube.add_argument("--cube", action="store_true", help="cubeful money games")
+    cube.add_argument("--jacoby", action="store_true",
+                      help="gammons count single while the cube is centred")
+    cube.add_argument("--beavers", action="store_true",
+                      help="a taker may redouble at once and keep the cube")
+    cube.add_argument("--auto-doubles", type=int, default=0, metavar="N",
+                      help="double the cube on tied opening throws, at most N times (default: 0)")
+    cube.add_argument("--max-cube", type=int, default=64, metavar="V",
+                      help="highest cube value, a power of two (default: 64)")
     p.set_defaults(run=run)
 
 
-def load_bot(name: str, seed: int | None = None, variant: str = "standard"):
-    """``eval.registry.make_bot``, its errors turned into one-line usage errors."""
+def cube_rules(args):
+    """The ``CubeRules`` of the cube flags, or None without --cube."""
+    from engine.cube import CubeRules
+    extra = [flag for flag, on in (("--jacoby", args.jacoby), ("--beavers", args.beavers),
+                                   ("--auto-doubles", args.auto_doubles),
+                                   ("--max-cube", args.max_cube != 64)) if on]
+    if not args.cube:
+        if extra:
+            raise UsageError(f"{extra[0]} needs --cube")
+        return None
+    try:
+        return CubeRules(args.jacoby, args.beavers, args.auto_doubles, args.max_cube)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def load_bot(name: str, seed: int | None = None, variant: str = "standard", rules=None):
+    """``eval.registry.make_bot``, its errors turned into one-line usage errors; with cube
+    ``rules``, the bot with its ``auto`` cube strategy."""
     from eval.registry import make_bot
     try:
+        if rules is not None:
+            return make_bot(name, seed, variant, cube="auto", rules=rules)
         return make_bot(name, seed, variant)
     except (ValueError, BotUnavailable, OSError) as e:
         raise UsageError(str(e)) from None
@@ -62,18 +100,46 @@ def run(args) -> int:
     if args.games < 1 or (paired and args.games % 2):
         raise UsageError(f"--games must be positive{' and even with paired dice' if paired else ''}"
                          f" (or use --no-pairing), got {args.games}")
+    rules = cube_rules(args)
     seed = new_seed() if args.seed is None else args.seed
     _, seed_a, seed_b = match_seeds(seed)
-    bot_a = load_bot(args.a, seed_a, args.variant)
-    bot_b = load_bot(args.b, seed_b, args.variant)
+    bot_a = load_bot(args.a, seed_a, args.variant, rules)
+    bot_b = load_bot(args.b, seed_b, args.variant, rules)
+    recorder = _recorder(args, rules)
     result = run_match(bot_a, bot_b, args.games, seed, args.variant, paired,
-                       progress=not args.no_progress)
+                       progress=not args.no_progress, cube=rules, on_play=recorder)
     result.names = (args.a, args.b)
+    if recorder is not None:
+        _save(args, recorder, result)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
         sys.stdout.write(table(result))
     return 0
+
+
+def _recorder(args, rules):
+    """A recorder of every play for --save (cubeless games only, so far), else None."""
+    if not args.save:
+        return None
+    if rules is not None:
+        # TODO: record cube actions too (needs an on_play/on_cube hook in engine.cube_loop)
+        raise UsageError("--save records cubeless games only, for now: drop --cube")
+    from engine.record import PlayRecorder
+    return PlayRecorder()
+
+
+def _save(args, recorder, result) -> None:
+    """Write the recorded games as a .mat file; a one-line error when it cannot."""
+    from engine.matfile import format_match
+    match = recorder.match((args.a, args.b), result.points, args.variant)
+    comments = {"Site": "gammon match", "Seed": str(result.seed)}
+    try:
+        with open(args.save, "w") as f:
+            f.write(format_match(match, comments))
+    except OSError as e:
+        raise UsageError(f"cannot save to {args.save}: {e.strerror or e}") from None
+    print(f"saved {len(match.games):,} games to {args.save}", file=sys.stderr)
 
 
 def _count(n: int, games: int) -> str:
@@ -85,8 +151,9 @@ def table(r) -> str:
     a, b = r.names
     how = "paired dice" if r.paired else "independent dice"
     units = f"{r.games // 2:,} pairs" if r.paired else f"{r.games:,} games"
+    kind = ", cubeful money" if r.cube is not None else ""
     lines = [
-        f"{a} (A) vs {b} (B): {r.games:,} games, {r.variant}, {how}, seed {r.seed}",
+        f"{a} (A) vs {b} (B): {r.games:,} games{kind}, {r.variant}, {how}, seed {r.seed}",
         f"{'':22}{'A: ' + a:>20}  {'B: ' + b:>20}",
         f"{'wins':22}{_count(r.wins_a, r.games)}  {_count(r.wins_b, r.games)}",
         f"{'gammons':22}{_count(r.gammons_a, r.games)}  {_count(r.gammons_b, r.games)}",
@@ -102,4 +169,22 @@ def table(r) -> str:
         f"{'plies per game':22}{r.plies_per_game:8.1f}",
         f"{'games per second':22}{r.games_per_s:8,.0f}",
     ]
+    if r.cube is not None:
+        lines += cube_lines(r)
     return "\n".join(lines) + "\n"
+
+
+def cube_lines(r) -> list[str]:
+    """The cube part of the report: rules, cube values reached, the two sides' actions."""
+    c = r.cube
+    lines = [f"cube: {c.rules.describe()}",
+             f"{'cube values reached':22}" + "  ".join(
+                 f"{v}: {n:,}" for v, n in c.histogram().items()),
+             f"{'ended by a pass':22}{_count(int(c.passed.sum()), r.games)}"]
+    for key, words in (("offers", "doubles offered"), ("takes", "doubles taken"),
+                       ("beavers", "doubles beavered"), ("passes", "doubles passed")):
+        if key == "beavers" and not c.rules.beavers:
+            continue
+        a, b = c.totals()[key]
+        lines.append(f"{words:22}{a:>20,}  {b:>20,}")
+    return lines

@@ -1,0 +1,446 @@
+"""A person against a bot at the terminal: games of a money session, turn by turn.
+
+The person is X and always sees the board from their side. Each turn of theirs shows the
+board and the roll, reads a play in Magriel notation (``engine.notation.parse_play``, which
+says what is wrong with a play it cannot accept), shows the result and waits for Enter to
+confirm or ``undo`` to take it back. Commands: hint, auto, board, double, take, pass,
+resign, save FILE, quit, help. Bad input gets a message and a new prompt; the end of input
+ends the session cleanly. Every game is recorded as a ``.mat`` match (``engine.matfile``).
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import numpy as np
+
+from engine.board import flip, start_boards, variant as get_variant
+from engine.cube import PASS, Cube, CubeRules, legal_responses
+from engine.diagram import diagram
+from engine.game import finished, opening_roll, result_points
+from engine.matfile import DOUBLE, DROP, PLAY, TAKE, Action, Game, Match, format_match, play_text
+from engine.movegen import legal_plays
+from engine.notation import format_play, parse_play
+
+from .console import Console, EndOfInput, read_dice
+
+HUMAN, BOT = 0, 1
+RESULTS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
+
+HELP = """\
+Type your play as the steps of your checkers: 24/18 13/11, 8/5(2), bar/22*, 6/off (the
+star for a hit is optional; a '6-2:' in front is allowed). The result is shown: press Enter
+to confirm it or type 'undo' to take it back.
+
+  hint [N]    the bot's N best plays for your roll (default 5)
+  auto        let the bot choose your play this turn (you still confirm it)
+  board       show the board again
+  double      offer the cube before you roll (with --cube)
+  take, pass  answer the bot's double (with --cube)
+  resign      give up this game: a single game, or a gammon (backgammon) when you have
+              borne off no checker (and still have one in the bot's home board or on the
+              bar), times the cube
+  save FILE   write the match so far as a .mat file (GNU Backgammon: import mat FILE)
+  quit        leave now (the game in progress is not scored)
+  help        this text"""
+
+
+class _GameOver(Exception):
+    """The game ended (a pass or a resignation): back to the session."""
+
+
+class _Quit(Exception):
+    """The person typed quit."""
+
+
+class Session:
+    """Games between a person (X, player 0 of the match) and a bot (O, player 1)."""
+
+    def __init__(self, bot, bot_name: str, console: Console, rng: np.random.Generator,
+                 variant: str = "standard", rules: CubeRules | None = None,
+                 manual_dice: bool = False, name: str = "human"):
+        self.bot, self.bot_name, self.console, self.rng = bot, bot_name, console, rng
+        self.variant, self.checkers = variant, get_variant(variant).checkers
+        self.rules, self.manual = rules, manual_dice
+        self.name = name
+        self.match = Match((name, bot_name), 0, [], variant)
+        self.say = console.say
+
+    # --- the session -----------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Play games until the person stops; offer to save. Returns the exit code (0)."""
+        try:
+            while True:
+                self.play_game()
+                self.say(self.score_line())
+                if self.console.ask("Another game? [y/N]> ").lower() not in ("y", "yes"):
+                    break
+        except _Quit:
+            self.say("Leaving: the game in progress is not scored.")
+        except EndOfInput:
+            self.say(f"End of input. {self.score_line('Final score')}")
+            return 0
+        self.say(self.score_line("Final score"))
+        try:
+            self.offer_save()
+        except EndOfInput:
+            pass
+        return 0
+
+    def score_line(self, label: str = "Score") -> str:
+        left, right = self.match.total()
+        games = sum(g.winner is not None for g in self.match.games)
+        return (f"{label}: {self.name} {left}, {self.bot_name} {right} "
+                f"({games} game{'s' if games != 1 else ''} played).")
+
+    def offer_save(self) -> None:
+        while self.match.games:
+            path = self.console.ask("Save the match as a .mat file? File name "
+                                    "(Enter: don't save)> ")
+            if not path or self.save(path):
+                return
+
+    def save(self, path: str) -> bool:
+        """Write the match so far (the game in progress unfinished) to ``path``."""
+        comments = {"Site": "gammon play",
+                    "EventDate": datetime.date.today().strftime("%Y.%m.%d")}
+        try:
+            Path(path).expanduser().write_text(format_match(self.match, comments))
+        except OSError as e:
+            self.say(f"Cannot save to {path}: {e.strerror or e}")
+            return False
+        games = len(self.match.games)
+        self.say(f"Saved {games} game{'s' if games != 1 else ''} to {path} "
+                 f"(GNU Backgammon: import mat {path}).")
+        return True
+
+    # --- one game --------------------------------------------------------------------------
+
+    def play_game(self) -> None:
+        """One game from the opening roll to its end."""
+        self.game = Game()
+        self.match.games.append(self.game)
+        self.cube, self.owner = 1, None  # owner: HUMAN, BOT or None (centred)
+        self.say(f"\nGame {len(self.match.games)}: {self.name} (X) against "
+                 f"{self.bot_name} (O).")
+        first, dice = self.opening_roll()
+        self.turn, self.board = first, start_boards(1, self.variant)[0]
+        try:
+            while self.game.winner is None:
+                if self.turn == HUMAN:
+                    self.human_turn(dice)
+                else:
+                    self.bot_turn(dice)
+                dice = None
+        except _GameOver:
+            pass
+
+    def opening_roll(self) -> tuple[int, tuple[int, int]]:
+        """Who starts and with which roll: each side throws one die, a tie throws again."""
+        while True:
+            if self.manual:
+                human, bot = self.ask_dice(f"Opening roll: your die and {self.bot_name}'s "
+                                           f"(e.g. 5 3)> ")
+            else:
+                _, dice = opening_roll(self.rng, 1)  # (1, 2): never a tie
+                human, bot = int(dice[0, 0]), int(dice[0, 1])
+            if human != bot:
+                break
+            self.say(f"Opening roll: both threw {human}: again.")
+        first = HUMAN if human > bot else BOT
+        who = "you play" if first == HUMAN else f"{self.bot_name} plays"
+        self.say(f"Opening roll: you {human}, {self.bot_name} {bot}: {who} "
+                 f"{max(human, bot)}-{min(human, bot)} first.")
+        return first, (human, bot)
+
+    def roll(self, player: int) -> tuple[int, int]:
+        if self.manual:
+            who = "you" if player == HUMAN else self.bot_name
+            return self.ask_dice(f"Dice for {who} (e.g. 6 2)> ")
+        d1, d2 = (int(d) for d in self.rng.integers(1, 7, size=2))
+        return d1, d2
+
+    def ask_dice(self, prompt: str) -> tuple[int, int]:
+        while True:
+            text = self.console.ask(prompt)
+            word, arg = _split(text)
+            if word in ("help", "quit", "save", "board", "resign"):
+                self.command(word, arg, None)
+                continue
+            try:
+                return read_dice(text)
+            except ValueError as e:
+                self.say(str(e))
+
+    # --- the person's turn -----------------------------------------------------------------
+
+    def human_turn(self, dice) -> None:
+        if dice is None:
+            if self.may_double(HUMAN):
+                self.before_roll()
+            dice = self.roll(HUMAN)
+        d1, d2 = dice
+        self.show_board(f"X to play {max(d1, d2)}-{min(d1, d2)}")
+        boards = self.board[None]
+        plays = legal_plays(boards, np.array([[d1, d2]]))
+        if plays.dice_used[0] == 0:
+            self.say(f"You rolled {max(d1, d2)}-{min(d1, d2)} and cannot move.")
+            self.commit(HUMAN, plays, 0, (d1, d2))
+            return
+        while True:
+            text = self.console.ask(f"Your play ({max(d1, d2)}-{min(d1, d2)})> ")
+            word, arg = _split(text)
+            if word == "auto":
+                row = int(self.bot.choose(plays, boards, np.array([[d1, d2]]))[0])
+                self.say(f"{self.bot_name} would play "
+                         f"{format_play(plays.steps[row], plays.hits[row])}.")
+            elif word == "hint":
+                self.hint(plays, (d1, d2), arg)
+                continue
+            elif word == "undo":
+                self.say("Nothing to undo yet: type your play.")
+                continue
+            elif word:
+                if self.command(word, arg, "play"):
+                    continue
+                if not any(c.isdigit() for c in text) and "/" not in text:
+                    self.say(f"Unknown command {word!r}: type a play such as 13/7 8/7, "
+                             f"or 'help' for the commands.")
+                    continue
+                try:
+                    row = parse_play(text, self.board, d1, d2, plays)
+                except ValueError as e:
+                    self.say(f"Not a legal play: {e}.")
+                    continue
+            else:
+                self.say("Type your play, e.g. 13/7 8/7, or 'help'.")
+                continue
+            if self.confirm(plays, row, (d1, d2)):
+                self.commit(HUMAN, plays, row, (d1, d2))
+                return
+
+    def before_roll(self) -> None:
+        """The person may double: Enter rolls, 'double' offers the cube."""
+        while True:
+            text = self.console.ask(f"Your turn (cube {self.cube}, "
+                                    f"{self.owner_words()}): Enter to roll, or 'double'> ")
+            word, arg = _split(text)
+            if word in ("", "roll", "r"):
+                return
+            if word == "double":
+                self.human_doubles()
+                return
+            if not self.command(word, arg, "roll"):
+                self.say("Press Enter to roll, type 'double' to offer the cube, or 'help'.")
+
+    def confirm(self, plays, row: int, dice) -> bool:
+        """Show the play and its result; True on Enter, False on 'undo'."""
+        self.say(f"You play {format_play(plays.steps[row], plays.hits[row])}:")
+        self.say(self.board_text(plays.boards[row], "after your play"))
+        while True:
+            text = self.console.ask("Enter to confirm, 'undo' to take it back> ")
+            word, _ = _split(text)
+            if word in ("", "y", "yes", "ok"):
+                return True
+            if word in ("undo", "u", "n", "no"):
+                self.say("Taken back.")
+                return False
+            if word == "quit":
+                raise _Quit
+            self.say("Press Enter to confirm the play, or type 'undo' to take it back.")
+
+    def hint(self, plays, dice, arg: str) -> None:
+        from .commands.hint import ranked
+        try:
+            n = int(arg) if arg else 5
+        except ValueError:
+            self.say(f"hint N: N is a number of plays, got {arg!r}")
+            return
+        rows = ranked(self.bot, self.board, dice[0], dice[1])[:max(1, n)]
+        width = max(len(r["play"]) for r in rows)
+        label = getattr(self.bot, "score_label", "score")
+        self.say(f"{self.bot_name}'s best plays for your roll ({label}):")
+        for r in rows:
+            self.say(f"  {r['rank']:>2}  {r['play']:<{width}}  {r['score']:+.4f}")
+
+    def human_doubles(self) -> None:
+        value = self.cube
+        self.game.actions.append(Action(HUMAN, DOUBLE, cube=2 * value))
+        respond = getattr(self.bot, "respond", None)
+        answer = TAKE if respond is None else self.bot_answer(respond)
+        if answer == DROP:
+            self.say(f"{self.bot_name} passes: you win {value} point{'s' * (value > 1)}.")
+            self.game.actions.append(Action(BOT, DROP))
+            self.end(HUMAN, value, "pass")
+        self.say(f"{self.bot_name} takes: the cube is at {2 * value}, {self.bot_name}'s.")
+        self.game.actions.append(Action(BOT, TAKE))
+        self.cube, self.owner = 2 * value, BOT
+
+    def bot_answer(self, respond) -> str:
+        """The bot's take or pass of the person's double (a beaver, if any, counts as a
+        take: these sessions play without beavers)."""
+        owner = np.array([self.owner_from(HUMAN)], dtype=np.int8)
+        raw = respond(self.board[None], np.array([self.cube]), owner)
+        rules = self.rules or CubeRules()
+        answer = legal_responses(np.asarray(raw), Cube(np.array([self.cube], np.int32), owner),
+                                 CubeRules(rules.jacoby, False, rules.auto_doubles,
+                                           rules.max_cube))[0]
+        return DROP if answer == PASS else TAKE
+
+    # --- the bot's turn --------------------------------------------------------------------
+
+    def bot_turn(self, dice) -> None:
+        if dice is None:
+            if self.may_double(BOT) and self.bot_offers():
+                self.bot_doubles()
+            dice = self.roll(BOT)
+        d1, d2 = dice
+        boards, roll = self.board[None], np.array([[d1, d2]])
+        plays = legal_plays(boards, roll)
+        roll_text = f"{max(d1, d2)}-{min(d1, d2)}"
+        if plays.dice_used[0] == 0:
+            self.say(f"{self.bot_name} rolls {roll_text} and cannot move.")
+            self.commit(BOT, plays, 0, (d1, d2))
+            return
+        row = int(self.bot.choose(plays, boards, roll)[0])
+        self.say(f"{self.bot_name} rolls {roll_text} and plays "
+                 f"{format_play(plays.steps[row], plays.hits[row])}.")
+        self.commit(BOT, plays, row, (d1, d2))
+
+    def bot_offers(self) -> bool:
+        offer = getattr(self.bot, "offer_double", None)
+        if offer is None:
+            return False
+        owner = np.array([self.owner_from(BOT)], dtype=np.int8)
+        return bool(np.asarray(offer(self.board[None], np.array([self.cube]), owner))[0])
+
+    def bot_doubles(self) -> None:
+        value = self.cube
+        self.game.actions.append(Action(BOT, DOUBLE, cube=2 * value))
+        self.say(f"{self.bot_name} doubles: take (the cube goes to {2 * value}, yours) or "
+                 f"pass (you lose {value} point{'s' * (value > 1)})?")
+        while True:
+            text = self.console.ask("take or pass> ")
+            word, arg = _split(text)
+            if word in ("take", "t"):
+                self.game.actions.append(Action(HUMAN, TAKE))
+                self.cube, self.owner = 2 * value, HUMAN
+                self.say(f"You take: the cube is at {2 * value}, yours.")
+                return
+            if word in ("pass", "drop", "p"):
+                self.game.actions.append(Action(HUMAN, DROP))
+                self.say("You pass.")
+                self.end(BOT, value, "pass")
+            if word in ("double", "resign") or not self.command(word, arg, "answer"):
+                self.say("Type 'take' or 'pass'.")
+
+    # --- shared ----------------------------------------------------------------------------
+
+    def commit(self, player: int, plays, row: int, dice) -> None:
+        """Make the play, record it, end the game when it bears off the last checker."""
+        after = plays.boards[row]
+        d1, d2 = sorted(dice, reverse=True)
+        text = play_text(plays.steps[row], plays.hits[row]) if plays.dice_used[row] else ""
+        self.game.actions.append(Action(player, PLAY, (d1, d2), text))
+        if finished(after[None])[0]:
+            kind = int(result_points(after[None], self.checkers)[0])
+            if self.rules is not None and self.rules.jacoby and self.owner is None:
+                kind = 1
+            who = "You win" if player == HUMAN else f"{self.bot_name} wins"
+            self.end(player, kind * self.cube, f"{who} {RESULTS[kind]}", raise_=False)
+            return
+        self.board, self.turn = flip(after), 1 - player
+
+    def end(self, winner: int, points: int, how: str, raise_: bool = True) -> None:
+        """End the game: ``winner`` wins ``points``."""
+        self.game.winner, self.game.points = winner, points
+        if how not in ("pass", "resign"):
+            self.say(f"{how}: {points} point{'s' * (points != 1)}.")
+        if raise_:
+            raise _GameOver
+
+    def command(self, word: str, arg: str, stage: str | None) -> bool:
+        """The commands that work at every prompt; False when ``word`` is none of them."""
+        if word in ("help", "?"):
+            self.say(HELP)
+        elif word == "board":
+            self.show_board("X on roll" if self.turn == HUMAN else "")
+        elif word == "save":
+            if not arg:
+                self.say("save FILE: give a file name, e.g. save game.mat")
+            else:
+                self.save(arg)
+        elif word == "quit":
+            raise _Quit
+        elif word == "resign":
+            self.resign()
+        elif word in ("double", "take", "pass", "drop"):
+            self.say(self.cube_hint(word, stage))
+        elif word in ("hint", "auto") and stage != "play":
+            self.say(f"'{word}' works once you have rolled.")
+        else:
+            return False
+        return True
+
+    def cube_hint(self, word: str, stage: str | None) -> str:
+        if self.rules is None:
+            return "The cube is not in play: start with --cube to use it."
+        if word == "double":
+            if not self.may_double(HUMAN):
+                return "You cannot double now: the cube is not yours to turn."
+            return "Double before you roll: at the 'Enter to roll' prompt."
+        return "There is no double to answer."
+
+    def resign(self) -> None:
+        kind = self.loss_if_resigned()
+        points = kind * self.cube
+        text = self.console.ask(f"Resign {RESULTS[kind]} and give {self.bot_name} {points} "
+                                f"point{'s' * (points != 1)}? [y/N]> ")
+        if text.lower() in ("y", "yes"):
+            self.say(f"You resign: {self.bot_name} wins {points} point{'s' * (points != 1)}.")
+            self.end(BOT, points, "resign")
+        self.say("Play on.")
+
+    def loss_if_resigned(self) -> int:
+        """What the person loses if the game ended now: 1, 2 (no checker borne off) or 3
+        (and a checker on the bar or in the bot's home board)."""
+        mine = self.board if self.turn == HUMAN else flip(self.board)
+        bots_view = flip(mine).copy()
+        bots_view[bots_view > 0] = 0  # as if the bot had borne everything off
+        return int(result_points(bots_view[None], self.checkers)[0])
+
+    def may_double(self, player: int) -> bool:
+        rules = self.rules
+        return (rules is not None and self.owner in (None, player)
+                and 2 * self.cube <= rules.max_cube)
+
+    def owner_from(self, player: int) -> int:
+        """The cube owner seen by ``player``: +1 theirs, 0 centred, -1 the other's."""
+        if self.owner is None:
+            return 0
+        return 1 if self.owner == player else -1
+
+    def owner_words(self) -> str:
+        return {None: "centred", HUMAN: "yours", BOT: f"{self.bot_name}'s"}[self.owner]
+
+    def show_board(self, note: str) -> None:
+        mine = self.board if self.turn == HUMAN else flip(self.board)
+        left, right = self.match.total()
+        cube = f", cube {self.cube} ({self.owner_words()})" if self.rules is not None else ""
+        self.say(f"\n{self.name} {left} - {self.bot_name} {right}{cube}")
+        self.say(self.board_text(mine, note))
+
+    def board_text(self, board, note: str) -> str:
+        """The diagram from the person's side, its 'X on roll' line replaced by ``note``."""
+        text = diagram(board, self.checkers).replace("X on roll", note)
+        return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def _split(text: str) -> tuple[str, str]:
+    """(first word lower-cased, the rest) of a typed line."""
+    parts = text.strip().split(None, 1)
+    if not parts:
+        return "", ""
+    return parts[0].lower(), parts[1].strip() if len(parts) > 1 else ""

@@ -1,0 +1,88 @@
+"""Export a checkpoint as a standalone bot file that plays with NumPy alone.
+
+The torch side of ``model.botfile``: read a checkpoint (a training ``checkpoint.pt`` or a
+``model.pt``), take the network's weights as float32 arrays, write them with the metadata,
+then load the file back with ``model.numpy_net`` and compare it with the torch network on
+sample positions, so an export that would play differently is never left behind unnoticed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.board import start_boards
+from engine.movegen import legal_plays
+from engine.sample import from_random_play
+
+from . import botfile
+from .checkpoint import build_net, load
+from .net import ValueNet
+from .numpy_net import load_bot_file
+from .policy import NetEvaluator
+
+
+@dataclass
+class ExportReport:
+    """What an export wrote and how closely the bot file reproduces the torch network."""
+
+    path: Path
+    bytes: int
+    meta: dict
+    positions: int  # afterstates compared
+    max_abs_diff: float  # largest |probability difference| over those afterstates
+
+    def to_dict(self) -> dict:
+        return {"path": str(self.path), "bytes": self.bytes, "meta": self.meta,
+                "positions_checked": self.positions, "max_abs_diff": self.max_abs_diff}
+
+
+def net_arrays(net: ValueNet) -> dict[str, np.ndarray]:
+    """The network's weights as bot-file arrays: layer0.weight, ..., out.bias (float32)."""
+    arrays = {}
+    for name, layer in zip(botfile.layer_names(net.hidden), list(net.layers) + [net.out]):
+        arrays[f"{name}.weight"] = layer.weight.detach().cpu().numpy().astype(np.float32)
+        arrays[f"{name}.bias"] = layer.bias.detach().cpu().numpy().astype(np.float32)
+    return arrays
+
+
+def export_net(net: ValueNet, encoding: str, variant: str, out: str | Path,
+               source: str = "") -> int:
+    """Write ``net`` as a bot file; returns its size in bytes."""
+    meta = {"encoding": encoding, "inputs": net.inputs, "hidden": list(net.hidden),
+            "activation": net.activation, "variant": variant, "source": source}
+    return botfile.write(out, meta, net_arrays(net))
+
+
+def export_checkpoint(checkpoint: str | Path, out: str | Path, check_games: int = 8,
+                      seed: int = 0) -> ExportReport:
+    """Export a checkpoint file to ``out`` and check the bot file against the torch net.
+
+    The check plays ``check_games`` random games, takes every afterstate of their positions
+    and compares the six probabilities. CheckpointError / BotFileError say what is wrong.
+    """
+    payload = load(checkpoint)
+    net = build_net(payload, checkpoint)
+    spec = payload["model"]
+    size = export_net(net, spec["encoding"], spec["variant"], out, Path(checkpoint).name)
+    bot = load_bot_file(out)
+    boards = sample_afterstates(check_games, seed, spec["variant"])
+    torch_probs = NetEvaluator(net, spec["encoding"], bot.evaluator.checkers)(boards)
+    numpy_probs = bot.evaluator(boards)
+    diff = float(np.abs(torch_probs - numpy_probs).max()) if len(boards) else 0.0
+    return ExportReport(Path(out), size, bot.evaluator.net.meta, len(boards), diff)
+
+
+def sample_afterstates(games: int, seed: int, variant: str = "standard") -> np.ndarray:
+    """Every afterstate of the positions of a few random games, plus the start: (K, 26)."""
+    rng = np.random.default_rng(seed)
+    boards, dice = from_random_play(rng, games, variant)
+    boards = np.concatenate([start_boards(1, variant), boards])
+    dice = np.concatenate([[[3, 1]], dice]).astype(np.int8)
+    return legal_plays(boards, dice).boards
+
+
+__all__ = ["ExportReport", "net_arrays", "export_net", "export_checkpoint",
+           "sample_afterstates"]

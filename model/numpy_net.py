@@ -1,0 +1,160 @@
+"""The value network in NumPy: plays an exported bot file without torch.
+
+``NumpyNet`` computes what ``model.net.ValueNet`` computes, in float32, from the arrays of a
+bot file (``model.botfile``). For the classic encoding it takes a fast path like
+``ValueNet.forward_boards``: the first layer's response to each (point, signed count) is a
+table, and a board's first layer is the sum of its 24 rows plus the bar and borne-off units,
+so the 198 inputs are never built. Here the table holds two neighbouring points per row
+(31 x 31 count pairs, 12 pairs: 1.5 MB per 32 hidden units), which halves the gathers.
+
+``NumpyEvaluator`` and ``NumpyNetBot`` mirror ``model.policy.NetEvaluator`` and
+``NetPolicy`` (0-ply): same perspective rule, same treatment of a play that wins, same
+choice.
+
+This module and everything it imports are torch-free (tested in a subprocess).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from engine.board import flip, variant as get_variant
+from engine.game import finished, result_points
+from engine.policy import Bot
+
+from . import botfile
+from .encoding import _POINT_UNITS, encoder
+
+# points won by the player on roll in each exclusive outcome, as model.net.OUTCOME_POINTS
+# (kept here because model.net imports torch; a test checks the two agree)
+OUTCOME_POINTS = np.array((3.0, 2.0, 1.0, -1.0, -2.0, -3.0))
+_PAIR_OFFSETS = (np.arange(12) * 31 * 31)[None, :]  # first row of each pair of points
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):  # exp(-x) = inf for very negative x gives 0, as it should
+        return 1 / (1 + np.exp(-x))
+
+
+ACTIVATIONS = {"sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, 0), "tanh": np.tanh}
+
+
+class NumpyNet:
+    """MLP logits (N, 6) of boards (N, 26) int8, from a bot file's metadata and arrays."""
+
+    def __init__(self, meta: dict, arrays: dict[str, np.ndarray]):
+        self.meta = meta
+        self.encoding, self.activation = meta["encoding"], meta["activation"]
+        self.hidden = tuple(meta["hidden"])
+        self.checkers = get_variant(meta["variant"]).checkers
+        names = botfile.layer_names(self.hidden)
+        # (fan_in, fan_out) transposed once, so every layer is x @ w + b
+        self.layers = [(np.ascontiguousarray(arrays[f"{n}.weight"].T, dtype=np.float32),
+                        np.asarray(arrays[f"{n}.bias"], dtype=np.float32)) for n in names]
+        self._act = ACTIVATIONS[self.activation]
+        self._encode = encoder(self.encoding)
+        if self.encoding == "classic":
+            w = self.layers[0][0]  # (198, H1)
+            # (24, 31, H1): point p, signed count c + 15 -> the first layer's response
+            table = np.einsum("vu,puh->pvh", _POINT_UNITS, w[:192].reshape(24, 8, -1))
+            table = table.astype(np.float32)
+            # points 2k+1 and 2k+2 together: (12 * 31 * 31, H1), half the rows to gather
+            pairs = table[0::2, :, None, :] + table[1::2, None, :, :]
+            self._pairs = np.ascontiguousarray(pairs.reshape(12 * 31 * 31, -1))
+            self._extra = np.ascontiguousarray(w[192:196])  # (4, H1) bars and borne off
+            self._bias0 = (self.layers[0][1] + w[196]).astype(np.float32)  # side on roll = 1
+
+    def logits(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 26) int8 -> (N, 6) float32 logits of the six outcomes, player on roll."""
+        boards = np.asarray(boards, dtype=np.int8)
+        if self.encoding == "classic":
+            x = self._act(self._first_layer(boards))
+        else:
+            w, b = self.layers[0]
+            x = self._act(self._encode(boards, self.checkers) @ w + b)
+        for w, b in self.layers[1:-1]:
+            x = self._act(x @ w + b)
+        w, b = self.layers[-1]
+        return x @ w + b
+
+    def _first_layer(self, boards: np.ndarray) -> np.ndarray:
+        """The first layer's pre-activation (N, H1) of classic-encoded boards, by table."""
+        counts = boards[:, 1:25].astype(np.intp) + 15  # (N, 24) signed count + 15
+        index = _PAIR_OFFSETS + counts[:, 0::2] * 31 + counts[:, 1::2]  # (N, 12) rows
+        h = self._pairs[index[:, 0]]  # (N, H1); pair by pair: no (N, 12, H1) temporary
+        for k in range(1, 12):
+            h += self._pairs[index[:, k]]
+        mover_on = np.maximum(boards, 0).sum(axis=1, dtype=np.int32)
+        opponent_on = mover_on - boards.sum(axis=1, dtype=np.int32)
+        extra = np.empty((len(boards), 4), dtype=np.float32)
+        extra[:, 0] = boards[:, 25] / 2
+        extra[:, 1] = boards[:, 0] / -2
+        extra[:, 2] = (self.checkers - mover_on) / self.checkers
+        extra[:, 3] = (self.checkers - opponent_on) / self.checkers
+        return h + extra @ self._extra + self._bias0
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 26) -> (N, 6) float32 softmax probabilities for the player on roll."""
+        z = self.logits(boards)
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        return (z / z.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+class NumpyEvaluator:
+    """Six-outcome probabilities of boards (N, 26) from the player on roll (as NetEvaluator)."""
+
+    def __init__(self, net: NumpyNet):
+        self.net, self.encoding, self.checkers = net, net.encoding, net.checkers
+
+    def __call__(self, boards: np.ndarray) -> np.ndarray:
+        if len(boards) == 0:
+            return np.zeros((0, 6), dtype=np.float32)
+        return self.net.probabilities(boards)
+
+    def after_play(self, afterstates: np.ndarray) -> np.ndarray:
+        """Probabilities (K, 6) for the player who just moved, of afterstates (K, 26).
+
+        The afterstate is flipped (the opponent is on roll), evaluated, and the outcomes
+        reversed; a play that bears off the last checker is valued by its result.
+        """
+        probs = np.ascontiguousarray(self(flip(afterstates))[:, ::-1])
+        won = finished(afterstates)
+        if won.any():
+            points = result_points(afterstates[won], self.checkers)
+            probs[won] = np.eye(6, dtype=np.float32)[3 - points]  # 3 -> win bg, 1 -> single
+        return probs
+
+
+def equity(probs: np.ndarray) -> np.ndarray:
+    """Cubeless equity (points per game) of six-outcome probabilities (..., 6) -> (...)."""
+    return np.asarray(probs) @ OUTCOME_POINTS
+
+
+class NumpyNetBot(Bot):
+    """Plays the afterstate with the highest cubeless equity (0-ply), NumPy only."""
+
+    name = "net"
+    score_label = "equity"
+
+    def __init__(self, evaluator: NumpyEvaluator):
+        self.evaluator = evaluator
+
+    def probabilities(self, plays) -> np.ndarray:
+        """(K, 6) outcome probabilities of each play for the player who made it."""
+        return self.evaluator.after_play(plays.boards)
+
+    def scores(self, plays, boards, dice):
+        return equity(self.probabilities(plays))
+
+
+def load_bot_file(path: str | Path, variant: str | None = None) -> NumpyNetBot:
+    """A NumpyNetBot from a bot file; BotFileError when it cannot be used (also when it was
+    made for another variant than ``variant``)."""
+    meta, arrays = botfile.read(path)
+    if variant is not None and meta["variant"] != variant:
+        raise botfile.BotFileError(f"{path}: trained for {meta['variant']!r}, not {variant!r}")
+    bot = NumpyNetBot(NumpyEvaluator(NumpyNet(meta, arrays)))
+    bot.name = f"net:{path}"
+    return bot

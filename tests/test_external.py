@@ -1,0 +1,215 @@
+"""FIBS board lines and `gammon serve-external`: orientation, answers, errors, the socket
+server, the command, and (with GNU Backgammon installed) a whole gnubg match against it."""
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.board import start_boards
+from engine.cube import CubeRules
+from engine.fibs import format_board, parse_board
+from engine.matfile import parse_match, replay
+from engine.movegen import legal_plays
+from engine.notation import parse_play
+from eval.registry import make_bot
+from gammon.external import ExternalPlayer, listen, serve
+from gnubg_helpers import GNUBG, run_gnubg
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Lines GNU Backgammon 1.07 sent to an external player (with the NUL its writes end with).
+START_31 = ("board:gnubg:root:5:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
+            "1:3:1:3:1:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
+AS_PLAYER_0 = ("\x00board:gnubg:root:5:0:0:0:-2:0:0:0:2:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:"
+               "2:0:-1:4:3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
+BEFORE_ROLL = ("\x00board:gnubg:root:5:0:0:0:-1:0:0:-1:2:4:0:2:0:0:0:-4:5:0:0:-1:-3:0:-5:0:0:0:"
+               "0:2:0:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
+DOUBLED = ("\x00board:root:gnubg:5:0:0:0:0:1:0:-2:4:2:0:3:-2:0:2:-2:3:0:0:0:-2:0:-3:-2:-2:0:0:"
+           "0:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")
+
+
+@pytest.fixture(scope="module")
+def player():
+    return ExternalPlayer(make_bot("pubeval", 1, "standard", cube="auto", rules=CubeRules()))
+
+
+def _legal(board, dice, answer: str) -> int:
+    """The row of the legal plays the answer makes (parse_play raises when it is illegal)."""
+    return parse_play(answer, board, dice[0], dice[1])
+
+
+def test_gnubg_lines_are_read_from_the_side_that_acts(player):
+    state = parse_board(START_31)
+    assert (state.board == start_boards(1)[0]).all() and state.dice == (3, 1)
+    assert state.names == ("gnubg", "root") and state.match_length == 5
+    assert not state.doubled and state.cube_owner == 0
+    assert player.answer(START_31) == "8/5 6/5"  # pubeval's choice, in gnubg's plain steps
+    # the external player as gnubg's player 0: X, moving the other way round the line
+    state = parse_board(AS_PLAYER_0)
+    start = start_boards(1)[0]
+    assert (np.maximum(state.board, 0) == np.maximum(start, 0)).all()  # X has not moved
+    assert state.board[20] == -2 and state.board[19] == -4  # O opened 8/5 6/5
+    assert state.dice == (4, 3)
+    _legal(state.board, state.dice, player.answer(AS_PLAYER_0))
+    assert parse_board(BEFORE_ROLL).dice == (0, 0) and player.answer(BEFORE_ROLL) == "roll"
+    state = parse_board(DOUBLED)
+    assert state.doubled and state.names == ("gnubg", "root")
+    assert player.answer(DOUBLED) in ("take", "drop")
+
+
+def _bar_position():
+    """Our checker on the bar against a home board closed but for our 22-point entry."""
+    board = np.zeros(26, np.int8)
+    board[25], board[6] = 1, 14
+    board[[19, 20, 21, 23, 24]] = -2
+    board[1] = -5
+    return board
+
+
+def _bear_off_position():
+    board = np.zeros(26, np.int8)
+    board[[6, 5, 4, 3, 2, 1]] = [2, 3, 3, 2, 2, 1]
+    board[[20, 22, 24]] = [-5, -5, -5]
+    return board
+
+
+@pytest.mark.parametrize("board, dice", [(_bar_position(), (6, 3)), (_bear_off_position(), (6, 5)),
+                                         (start_boards(1)[0], (6, 6))])
+def test_answers_are_legal_in_every_orientation(player, board, dice):
+    answers = set()
+    for colour in (1, -1):
+        for direction in (-1, 1):
+            for from_opponent in (False, True):
+                line = format_board(board, dice, colour=colour, direction=direction,
+                                    from_opponent=from_opponent)
+                answers.add(player.answer(line))
+    assert len(answers) == 1  # the same play, however the line numbers the board
+    (answer,) = answers
+    row = _legal(board, dice, answer)
+    plays = legal_plays(board[None], np.array([dice]))
+    assert row == int(player.bot.choose(plays, board[None], np.array([dice]))[0])
+    if board[25]:
+        assert answer == "25/22 22/16"  # the only play: enter with the 3, then the 6
+
+
+def test_no_play_is_an_empty_line_and_doubles_are_answered(player):
+    board = _bar_position()
+    assert player.answer(format_board(board, (6, 6))) == ""  # cannot enter
+    assert player.answer(format_board(board, (0, 0), doubled=True)) in ("take", "drop")
+    race = _bear_off_position()  # a race far ahead (pubeval's cube: the Keith count)
+    race[[20, 22, 24]] = 0
+    race[[7, 8, 9]] = -5
+    assert player.answer(format_board(race, (0, 0))) == "double"
+    assert player.answer(format_board(-race[::-1], (0, 0), doubled=True)) == "drop"
+    assert player.answer(format_board(race, (0, 0), cube_owner=-1)) == "roll"  # not ours
+    assert player.answer(format_board(race, (0, 0), crawford=True, match_length=5,
+                                      score=(4, 0))) == "roll"
+
+
+@pytest.mark.parametrize("line, reason", [
+    ("hello", "expected a FIBS board line"),
+    ("board:a:b:0:0:0", "at least 52 fields"),
+    (START_31.replace(":-2:", ":x:", 1), "not a whole number"),
+    (START_31.replace(":5:0:3:", ":9:0:3:", 1), "impossible position"),
+    (START_31.replace(":1:3:1:3:", ":1:7:1:7:", 1), "dice must be 1..6"),
+])
+def test_malformed_lines_get_an_error_reply(player, line, reason):
+    answer = player.answer(line)
+    assert answer.startswith("Error: ") and reason in answer
+
+
+def _client(port: int, lines: list[str]) -> list[str]:
+    """Send lines as gnubg does (newline, then a NUL) and read one answer line each."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        reader = conn.makefile("r")
+        answers = []
+        for line in lines:
+            conn.sendall(line.encode() + b"\n\x00")
+            answers.append(reader.readline().rstrip("\n"))
+        return answers
+
+
+def test_server_serves_connections_in_turn_and_survives_bad_lines(player):
+    server = listen("127.0.0.1", 0)
+    port = server.getsockname()[1]
+    stop = threading.Event()
+    thread = threading.Thread(target=serve, args=(server, player.answer), kwargs={"stop": stop})
+    thread.start()
+    try:
+        first = _client(port, ["nonsense", START_31, "board:1:2", START_31])
+        assert first[0].startswith("Error:") and first[2].startswith("Error:")
+        assert first[1] == first[3] == "8/5 6/5"
+        assert _client(port, [START_31]) == ["8/5 6/5"]  # a second connection, served too
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        server.close()
+    assert not thread.is_alive()
+
+
+def _start_command(*args):
+    proc = subprocess.Popen([sys.executable, "-m", "gammon.cli", "serve-external", "--port", "0",
+                             *args], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    line = proc.stderr.readline()
+    found = re.search(r"on 127\.0\.0\.1:(\d+)", line)
+    assert found, line
+    return proc, int(found.group(1))
+
+
+def test_command_answers_and_stops_after_its_connections():
+    proc, port = _start_command("--bot", "pubeval", "--connections", "1", "--quiet")
+    assert _client(port, [START_31]) == ["8/5 6/5"]
+    assert proc.wait(timeout=30) == 0
+
+
+def test_ctrl_c_stops_the_command_cleanly():
+    proc, port = _start_command("--bot", "random", "--seed", "1")
+    assert _client(port, ["hello"])[0].startswith("Error:")
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 0
+    rest = proc.stderr.read()
+    assert "stopped" in rest and "Traceback" not in rest
+
+
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+def test_gnubg_plays_a_match_against_the_server(tmp_path, player):
+    """gnubg (0-ply, cube on) against pubeval through the server: a 3-point match to the
+    end; every play of the exported match replays legally, no error on either side."""
+    server = listen("127.0.0.1", 0)
+    port = server.getsockname()[1]
+    answers = []
+
+    def answer(line):
+        reply = player.answer(line)
+        answers.append(reply)
+        return reply
+
+    thread = threading.Thread(target=serve, args=(server, answer), kwargs={"connections": 1})
+    thread.start()
+    exported = tmp_path / "match.mat"
+    try:
+        output = run_gnubg(["set player 0 gnubg", "set player 0 chequerplay evaluation plies 0",
+                            "set player 0 cubedecision evaluation plies 0",
+                            f"set player 1 external 127.0.0.1:{port}", "set cube use on",
+                            "set seed 9", "new match 3", f"export match mat {exported}"],
+                           tmp_path)
+    finally:
+        thread.join(timeout=30)
+        server.close()
+    assert "has won the match" in output, output[-2000:]
+    assert "Error" not in output and "badly formed" not in output
+    assert answers and not any(a is None or a.startswith("Error") for a in answers)
+    match = parse_match(exported.read_text())
+    for number, game in enumerate(match.games, 1):
+        end = replay(game, number=number)  # raises at an illegal play
+        assert end.winner is not None
+    assert sum(g.points for g in match.games if g.winner is not None) >= 3

@@ -1,0 +1,242 @@
+"""`gammon play`: a whole game driven through stdin, commands, bad input, the cube, dice by
+hand, resigning, saving, and the end of input."""
+
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.cube import CubeRules
+from engine.matfile import DOUBLE, DROP, PLAY, TAKE, parse_match, replay
+from eval.registry import make_bot
+from gammon.console import Console, EndOfInput
+from gammon.session import Session
+from gnubg_helpers import GNUBG, assert_same_games, import_and_export
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Driver:
+    """Runs `gammon play` in a subprocess and answers its prompts (lines ending '> ')."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([sys.executable, "-m", "gammon.cli", "play", *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=ROOT)
+        self.transcript = ""
+
+    def prompt(self, timeout: float = 30) -> str | None:
+        """The next prompt's last line, or None when the program ended."""
+        out = self.proc.stdout.fileno()
+        buffer, deadline = "", time.monotonic() + timeout
+        while not buffer.endswith("> "):
+            ready, _, _ = select.select([out], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                raise TimeoutError(f"no prompt; last output: {buffer[-500:]!r}")
+            chunk = os.read(out, 65536).decode()
+            if not chunk:
+                self.transcript += buffer
+                return None
+            buffer += chunk
+        self.transcript += buffer
+        return buffer.rsplit("\n", 1)[-1]
+
+    def send(self, text: str) -> None:
+        self.transcript += text + "\n"
+        self.proc.stdin.write((text + "\n").encode())
+        self.proc.stdin.flush()
+
+
+def test_a_whole_game_through_stdin(tmp_path):
+    """Bad input, an illegal play, a hint, an undo, then the bot's choices ('auto') to the
+    end; no other game; saved as a .mat file that replays legally."""
+    saved = tmp_path / "game.mat"
+    driver = Driver("--seed", "11", "--bot", "pubeval", "--name", "tester")
+    first = ["nonsense", "24/1", "hint 3", "auto", "UNDO", "auto", ""]
+    prompts = 0
+    while (prompt := driver.prompt()) is not None:
+        prompts += 1
+        assert prompts < 2000, "the game does not end"
+        if prompt.startswith(("Your play", "Enter to confirm")):
+            driver.send(first.pop(0) if first else ("auto" if prompt.startswith("Your") else ""))
+        elif prompt.startswith("Another game"):
+            driver.send("n")
+        elif prompt.startswith("Save the match"):
+            driver.send(str(saved))
+        else:
+            raise AssertionError(f"unexpected prompt {prompt!r}")
+    assert driver.proc.wait(timeout=30) == 0, driver.proc.stderr.read().decode()
+    out = driver.transcript
+    assert "Unknown command 'nonsense'" in out
+    assert "Not a legal play: the dice" in out and "cannot move a checker 24/1" in out
+    assert "pubeval's best plays for your roll" in out
+    assert "Taken back." in out
+    assert "X to play" in out and "pips" in out
+    assert "Final score: tester" in out and "(1 game played)" in out
+    assert "Traceback" not in out
+    match = parse_match(saved.read_text())
+    assert match.names == ("tester", "pubeval") and len(match.games) == 1
+    game = match.games[0]
+    result = replay(game)
+    assert result.ended_by == "bear-off" and game.winner == result.winner
+    left, right = match.total()
+    assert f"Final score: tester {left}, pubeval {right}" in out
+
+
+def test_end_of_input_leaves_cleanly():
+    run = subprocess.run([sys.executable, "-m", "gammon.cli", "play", "--seed", "2"],
+                         input="board\n", capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 0
+    assert "End of input. Final score: human 0, pubeval 0" in run.stdout
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+class Script(Console):
+    """A console answering prompts from a function of the prompt; output kept as text."""
+
+    def __init__(self, respond):
+        self.respond, self.lines = respond, []
+
+    def say(self, text: str = "") -> None:
+        self.lines.append(text)
+
+    def ask(self, prompt: str) -> str:
+        self.lines.append(prompt)
+        answer = self.respond(prompt)
+        if answer is None:
+            raise EndOfInput
+        self.lines.append(answer)
+        return answer
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+class AlwaysDoubles:
+    """A cube strategy for tests: offers every double it may, takes every double."""
+
+    def offer_double(self, boards, value, owner):
+        return np.ones(len(boards), dtype=bool)
+
+    def respond(self, boards, value, owner):
+        return np.ones(len(boards), dtype=np.int8)
+
+
+def _session(respond, bot="pubeval", cube=False, manual=False, seed=3):
+    rules = CubeRules() if cube else None
+    player = make_bot(bot, seed)
+    if cube:
+        from engine.cube_policy import CubeBot
+        player = CubeBot(player, AlwaysDoubles(), bot)
+    console = Script(respond)
+    return Session(player, bot, console, np.random.default_rng(seed), rules=rules,
+                   manual_dice=manual, name="tester"), console
+
+
+def test_cube_doubles_takes_and_a_pass_are_recorded(tmp_path):
+    """The bot doubles whenever it may and takes every double; the person takes twice, then
+    passes. The saved match has the cube actions and replays."""
+    answers = {"take": 0}
+
+    def respond(prompt):
+        if prompt.startswith("take or pass"):
+            answers["take"] += 1
+            return "take" if answers["take"] <= 1 else "pass"
+        if prompt.startswith("Your turn"):
+            return "double"
+        if prompt.startswith("Your play"):
+            return "auto"
+        if prompt.startswith("Another game"):
+            return "n"
+        if prompt.startswith("Save"):
+            return str(tmp_path / "cube.mat")
+        return ""
+
+    session, console = _session(respond, cube=True)
+    assert session.run() == 0
+    match = parse_match((tmp_path / "cube.mat").read_text())
+    kinds = [a.kind for a in match.games[0].actions]
+    assert DOUBLE in kinds and TAKE in kinds and kinds[-1] == DROP
+    result = replay(match.games[0])
+    assert result.ended_by == "drop" and result.winner == 1
+    assert "Doubles => 2" in (tmp_path / "cube.mat").read_text()
+    assert "You pass." in console.text
+
+
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+def test_gnubg_imports_a_session_with_doubles_takes_and_drops(tmp_path):
+    """Three games where both sides double and take until someone drops: cube actions in
+    both columns; gnubg reads every play and cube action back."""
+    state = {"answers": 0, "games": 0}
+
+    def respond(prompt):
+        if prompt.startswith("take or pass"):
+            state["answers"] += 1
+            return "take" if state["answers"] % 3 else "pass"
+        if prompt.startswith("Another game"):
+            state["games"] += 1
+            return "y" if state["games"] < 3 else "n"
+        if prompt.startswith("Save"):
+            return str(tmp_path / "cube.mat")
+        return {"Your turn": "double", "Your play": "auto"}.get(prompt.split(" (")[0], "")
+
+    session, _ = _session(respond, cube=True)
+    session.run()
+    ours = parse_match((tmp_path / "cube.mat").read_text())
+    assert len(ours.games) == 3 and all(g.winner is not None for g in ours.games)
+    theirs, output = import_and_export(tmp_path / "cube.mat", tmp_path)
+    assert "invalid" not in output.lower() and "not follow a double" not in output.lower()
+    assert_same_games(ours, theirs)
+
+
+def test_double_and_undo_words_without_a_cube_explain_themselves():
+    inputs = iter(["double", "take", "undo", "quit", ""])
+    session, console = _session(lambda prompt: next(inputs))
+    assert session.run() == 0
+    assert "start with --cube" in console.text
+    assert "Nothing to undo yet" in console.text
+    assert "Leaving: the game in progress is not scored." in console.text
+
+
+def test_manual_dice_are_played_and_recorded(tmp_path):
+    """Dice typed by hand: a tie and a bad roll are asked again; the .mat holds them."""
+    rolls = iter(["4 4", "3 1", "6-5", "x y", "2 2", "66", "5,1"])
+
+    def respond(prompt):
+        if prompt.startswith(("Opening roll", "Dice for")):
+            return next(rolls, None)  # end of input once the list is used up
+        if prompt.startswith("Your play"):
+            return "auto"
+        return ""
+
+    session, console = _session(respond, manual=True)
+    assert session.run() == 0
+    assert "both threw 4: again" in console.text
+    assert "type two dice from 1 to 6" in console.text
+    dice = [a.dice for a in session.match.games[0].actions if a.kind == PLAY]
+    assert dice[:4] == [(3, 1), (6, 5), (2, 2), (6, 6)]
+
+
+def test_resign_scores_the_game_and_reads_back_as_a_resignation(tmp_path):
+    """Resigning at the start, with checkers in the bot's home board, is a backgammon."""
+    saved = tmp_path / "r.mat"
+    inputs = iter(["resign", "y", "n", str(saved)])
+
+    def respond(prompt):
+        if prompt.startswith(("Your play", "Resign", "Another", "Save")):
+            return next(inputs)
+        return ""
+
+    session, console = _session(respond, seed=4)
+    assert session.run() == 0
+    assert "You resign: pubeval wins 3 points." in console.text
+    game = parse_match(saved.read_text()).games[0]
+    assert (game.winner, game.points) == (1, 3)
+    result = replay(game)
+    assert result.ended_by == "resignation" and (result.winner, result.points) == (1, 3)
