@@ -52,14 +52,16 @@ def play_cubeful(policies: tuple, games: int, rng: np.random.Generator,
                  rules: CubeRules = CubeRules(), variant: str = "standard",
                  max_plies: int = 10_000, dice: DiceTable | None = None,
                  dice_rows: np.ndarray | None = None,
-                 ties: np.ndarray | None = None) -> CubefulResults:
+                 ties: np.ndarray | None = None, on_play=None, on_cube=None) -> CubefulResults:
     """Play ``games`` cubeful money games between policies[0] (seat 0) and policies[1].
 
     The policies are bots: callables choosing plays (as for ``engine.loop.play``), with
     ``offer_double`` and ``respond`` when they use the cube (``engine.cube_policy``; without
     them: never double, always take). Dice come from ``dice`` rows ``dice_rows`` as in
     ``play``; ``ties`` (one per dice row) counts the tied opening throws that trigger
-    automatic doubles, drawn from ``rng`` when not given.
+    automatic doubles, drawn from ``rng`` when not given. ``on_play`` is told every play
+    as in ``play``; ``on_cube(games, doubler_seats, values, answers)`` every double offered,
+    with the value offered and the answer (engine.cube PASS, TAKE or BEAVER).
     """
     checkers = get_variant(variant).checkers
     if dice is None:
@@ -81,11 +83,14 @@ def play_cubeful(policies: tuple, games: int, rng: np.random.Generator,
         if len(live) == 0:
             break
         if ply > 0:  # the opening roll is played at once: no cube action before it
-            over = _cube_action(policies, boards, side, cube, live, rules, points, count)
+            over = _cube_action(policies, boards, side, cube, live, rules, points, count,
+                                on_cube)
             passed[live[over]] = True
             live = live[~over]
             roll = dice.roll(rows[live], ply)
         after = play_turn(policies, boards[live], side[live], roll)
+        if on_play is not None:
+            on_play(live, side[live], boards[live], roll, after)
         plies[live] += 1
         won = finished(after)
         if won.any():
@@ -100,8 +105,8 @@ def play_cubeful(policies: tuple, games: int, rng: np.random.Generator,
     return CubefulResults(points, plies, cube.value, passed, **count)
 
 
-def _cube_action(policies, boards, side, cube: Cube, live, rules: CubeRules, points, count
-                 ) -> np.ndarray:
+def _cube_action(policies, boards, side, cube: Cube, live, rules: CubeRules, points, count,
+                 on_cube=None) -> np.ndarray:
     """Offers and answers before the roll of the live games; updates cube, points and the
     counts in place. Returns (len(live),) bool: games ended by a passed double."""
     over = np.zeros(len(live), dtype=bool)
@@ -120,6 +125,8 @@ def _cube_action(policies, boards, side, cube: Cube, live, rules: CubeRules, poi
         before = Cube(cube.value[g], cube.owner[g])
         answer = legal_responses(
             responses(policies[taker], boards[g], before.value, before.owner), before, rules)
+        if on_cube is not None:
+            on_cube(g, np.full(len(g), doubler), 2 * before.value, answer)
         for code, key in ((PASS, "passes"), (TAKE, "takes"), (BEAVER, "beavers")):
             count[key][g[answer == code], taker] += 1
         dropped = answer == PASS

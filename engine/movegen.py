@@ -201,6 +201,9 @@ def legal_plays(boards: np.ndarray, dice: np.ndarray) -> Plays:
     n = len(boards)
     if n > MAX_BATCH:
         raise ValueError(f"legal_plays takes at most {MAX_BATCH} positions at once, got {n}")
+    if n == 0:
+        return Plays(np.zeros((0, CELLS), np.int8), np.zeros(0, np.int64),
+                     np.zeros(0, np.int8), np.zeros((0, 4), np.int16))
     high = dice.max(axis=1)
     low = dice.min(axis=1)
     double = high == low

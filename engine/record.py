@@ -13,7 +13,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from .matfile import PLAY, Action, Game, Match, play_text
+from .cube import PASS, TAKE
+from .matfile import DOUBLE, DROP, PLAY, TAKE as TAKES, Action, Game, Match, play_text
 from .movegen import Plays, legal_plays
 
 
@@ -54,6 +55,17 @@ class PlayRecorder:
         for m, row in enumerate(rows):
             self.actions[int(games[m])].append(action_of(plays, row, players[m], roll[m]))
 
+    def cube(self, games, players, values, answers) -> None:
+        """An ``on_cube`` callback: each double offered by ``players[m]`` in ``games[m]``
+        at ``values[m]``, and the taker's answer (engine.cube PASS or TAKE; a beaver has
+        no .mat form and is refused)."""
+        for game, player, value, answer in zip(games, players, values, answers):
+            if answer not in (PASS, TAKE):
+                raise ValueError("a beaver cannot be written to a .mat file")
+            actions = self.actions[int(game)]
+            actions.append(Action(int(player), DOUBLE, cube=int(value)))
+            actions.append(Action(1 - int(player), TAKES if answer == TAKE else DROP))
+
     def match(self, names: tuple[str, str], points: np.ndarray, variant: str = "standard"
               ) -> Match:
         """The recorded games as a money-session Match; ``points`` (G,) are player 0's
@@ -65,4 +77,14 @@ class PlayRecorder:
         return Match(names, 0, games, variant)
 
 
-__all__ = ["chosen_rows", "action_of", "PlayRecorder"]
+def renumbered(callback, step: int, first: int, swap: bool):
+    """A recording callback for one call of a game loop inside a larger match: the loop's
+    game i is the match's game ``step * i + first``, and its seats become the players
+    A = 0, B = 1 (``swap`` when B sat in seat 0). None stays None."""
+    if callback is None:
+        return None
+    return lambda games, seats, *rest: callback(step * np.asarray(games) + first,
+                                                np.asarray(seats) ^ int(swap), *rest)
+
+
+__all__ = ["chosen_rows", "action_of", "PlayRecorder", "renumbered"]

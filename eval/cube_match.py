@@ -16,6 +16,7 @@ import numpy as np
 from engine.cube import CubeRules, opening_ties
 from engine.cube_loop import play_cubeful
 from engine.dice import DiceTable
+from engine.record import renumbered
 
 
 @dataclass
@@ -66,19 +67,26 @@ class CubeStats:
 
 
 def play_cube_chunk(a, b, games: int, rng: np.random.Generator, variant: str, paired: bool,
-                    rules: CubeRules, max_plies: int = 10_000
+                    rules: CubeRules, max_plies: int = 10_000, on_play=None, on_cube=None
                     ) -> tuple[np.ndarray, np.ndarray, CubeStats]:
     """``games`` cubeful games of A against B: A's points (G,) int32, plies (G,) int32 and
     the cube statistics. Paired as ``eval.match.play_chunk``: game 2i with A in seat 0,
-    game 2i + 1 on the same dice and opening ties with B in seat 0."""
+    game 2i + 1 on the same dice and opening ties with B in seat 0. ``on_play`` and
+    ``on_cube`` are told the plays and doubles with this chunk's game numbers and the
+    players A = 0, B = 1."""
     if not paired:
-        r = play_cubeful((a, b), games, rng, rules, variant, max_plies)
+        r = play_cubeful((a, b), games, rng, rules, variant, max_plies, on_play=on_play,
+                         on_cube=on_cube)
         return r.points, r.plies, _stats(rules, r, r)
     pairs = games // 2
     table = DiceTable(rng, pairs)
     ties = opening_ties(rng, pairs)
-    ab = play_cubeful((a, b), pairs, rng, rules, variant, max_plies, dice=table, ties=ties)
-    ba = play_cubeful((b, a), pairs, rng, rules, variant, max_plies, dice=table, ties=ties)
+    ab = play_cubeful((a, b), pairs, rng, rules, variant, max_plies, dice=table, ties=ties,
+                      on_play=renumbered(on_play, 2, 0, False),
+                      on_cube=renumbered(on_cube, 2, 0, False))
+    ba = play_cubeful((b, a), pairs, rng, rules, variant, max_plies, dice=table, ties=ties,
+                      on_play=renumbered(on_play, 2, 1, True),
+                      on_cube=renumbered(on_cube, 2, 1, True))
     points = _interleave(ab.points, -ba.points)
     plies = _interleave(ab.plies, ba.plies)
     return points, plies, _stats(rules, ab, ba)

@@ -31,6 +31,7 @@ import numpy as np
 from engine.cube import CubeRules
 from engine.dice import DiceTable
 from engine.loop import play
+from engine.record import renumbered
 
 from .bot import Bot
 from .cube_match import CubeStats, play_cube_chunk
@@ -215,9 +216,9 @@ def play_chunk(a: Bot, b: Bot, games: int, rng: np.random.Generator, variant: st
     pairs = games // 2
     table = DiceTable(rng, pairs)
     ab = play((a, b), pairs, rng, variant, max_plies, on_position, dice=table,
-              on_play=_renumber(on_play, 2, 0, False))
+              on_play=renumbered(on_play, 2, 0, False))
     ba = play((b, a), pairs, rng, variant, max_plies, on_position, dice=table,
-              on_play=_renumber(on_play, 2, 1, True))
+              on_play=renumbered(on_play, 2, 1, True))
     points = np.empty(2 * pairs, dtype=np.int8)  # (G,)
     points[0::2], points[1::2] = ab.points, -ba.points
     plies = np.empty(2 * pairs, dtype=np.int32)  # (G,)
@@ -225,20 +226,11 @@ def play_chunk(a: Bot, b: Bot, games: int, rng: np.random.Generator, variant: st
     return points, plies
 
 
-def _renumber(on_play, step: int, first: int, swap: bool):
-    """``on_play`` for one call of the loop: its game i is game ``step * i + first`` here,
-    and its seats become the players A = 0, B = 1 (``swap`` when B sat in seat 0)."""
-    if on_play is None:
-        return None
-    return lambda games, seats, *rest: on_play(step * np.asarray(games) + first,
-                                               np.asarray(seats) ^ int(swap), *rest)
-
-
 def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None = None,
               variant: str = "standard", paired: bool = True, chunk: int = CHUNK,
               progress: bool = True, max_plies: int = 10_000,
               on_position=None, cube: CubeRules | None = None,
-              on_play=None) -> MatchResult:
+              on_play=None, on_cube=None) -> MatchResult:
     """Play ``games`` money games of A against B; statistics from A's side.
 
     Cubeless, or with the doubling cube under ``cube`` rules: bots then decide with their
@@ -249,10 +241,9 @@ def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None =
     the result, when None). Paired matches need an even number of games. Games run
     ``chunk`` at a time in lock-step, with a tqdm bar on stderr when ``progress`` and
     stderr is a terminal. ``on_position`` is handed to the game loop; ``on_play`` is told
-    every play with the match's game numbers and A = 0, B = 1 (cubeless games only).
+    every play with the match's game numbers and A = 0, B = 1, and ``on_cube`` every double
+    (cubeful games; see ``engine.cube_loop.play_cubeful``).
     """
-    if on_play is not None and cube is not None:
-        raise NotImplementedError("recording the plays of cubeful games is not supported yet")
     if games < 1:
         raise ValueError(f"a match needs at least one game, got {games}")
     if paired and games % 2:
@@ -269,9 +260,11 @@ def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None =
             size = min(chunk, games - done)
             if cube is None:
                 p, n = play_chunk(a, b, size, rng, variant, paired, max_plies, on_position,
-                                  _renumber(on_play, 1, done, False))
+                                  renumbered(on_play, 1, done, False))
             else:
-                p, n, c = play_cube_chunk(a, b, size, rng, variant, paired, cube, max_plies)
+                p, n, c = play_cube_chunk(a, b, size, rng, variant, paired, cube, max_plies,
+                                          renumbered(on_play, 1, done, False),
+                                          renumbered(on_cube, 1, done, False))
                 cubes.append(c)
             points.append(p)
             plies.append(n)

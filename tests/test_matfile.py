@@ -125,3 +125,43 @@ def test_gnubg_imports_our_file_and_exports_the_same_games(tmp_path, variant):
     theirs, output = import_and_export(ours, tmp_path)
     assert "invalid" not in output.lower() and "unrecognised" not in output.lower(), output
     assert_same_games(match, theirs)
+
+
+def _cubeful_saved(tmp_path, extra=()):
+    saved = tmp_path / "cube.mat"
+    run = subprocess.run([sys.executable, "-m", "gammon.cli", "match", "racer", "heuristic",
+                          "--cube", "--games", "40", "--seed", "3", "--save", str(saved),
+                          "--json", "--no-progress", *extra],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    return saved, run
+
+
+def test_cubeful_match_saves_its_cube_actions(tmp_path):
+    import json
+    saved, run = _cubeful_saved(tmp_path)
+    assert run.returncode == 0, run.stderr
+    match = parse_match(saved.read_text())
+    report = json.loads(run.stdout)
+    assert len(match.games) == 40
+    kinds = [a.kind for g in match.games for a in g.actions]
+    assert kinds.count(DOUBLE) == report["cube"]["offers_a"] + report["cube"]["offers_b"] > 0
+    total = 0
+    for number, game in enumerate(match.games, 1):
+        end = replay(game, number=number)  # raises at an illegal play or cube action
+        total += end.points * (1 if game.winner == 0 else -1)
+    assert total == round(report["ppg_a"] * 40)
+
+
+def test_beavers_cannot_be_saved(tmp_path):
+    _, run = _cubeful_saved(tmp_path, ["--beavers"])
+    assert run.returncode == 2 and "beavers" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+def test_gnubg_imports_a_cubeful_match(tmp_path):
+    saved, run = _cubeful_saved(tmp_path)
+    assert run.returncode == 0, run.stderr
+    ours = parse_match(saved.read_text())
+    theirs, output = import_and_export(saved, tmp_path)
+    assert "invalid" not in output.lower(), output
+    assert_same_games(ours, theirs)

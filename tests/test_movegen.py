@@ -158,3 +158,8 @@ def test_flip_is_its_own_inverse():
     boards = _positions(seed=5, n=200)
     assert (flip(flip(boards)) == boards).all()
     assert (flip(boards)[:, 0] <= 0).all() and (flip(boards)[:, 25] >= 0).all()
+
+
+def test_an_empty_batch_has_no_plays():
+    plays = legal_plays(np.zeros((0, 26), np.int8), np.zeros((0, 2), int))
+    assert len(plays) == 0 and plays.steps.shape == (0, 4, 2) and plays.counts(0).shape == (0,)

@@ -107,7 +107,8 @@ def run(args) -> int:
     bot_b = load_bot(args.b, seed_b, args.variant, rules)
     recorder = _recorder(args, rules)
     result = run_match(bot_a, bot_b, args.games, seed, args.variant, paired,
-                       progress=not args.no_progress, cube=rules, on_play=recorder)
+                       progress=not args.no_progress, cube=rules, on_play=recorder,
+                       on_cube=recorder.cube if recorder is not None else None)
     result.names = (args.a, args.b)
     if recorder is not None:
         _save(args, recorder, result)
@@ -119,12 +120,12 @@ def run(args) -> int:
 
 
 def _recorder(args, rules):
-    """A recorder of every play for --save (cubeless games only, so far), else None."""
+    """A recorder of every play and cube action for --save, else None."""
     if not args.save:
         return None
-    if rules is not None:
-        # TODO: record cube actions too (needs an on_play/on_cube hook in engine.cube_loop)
-        raise UsageError("--save records cubeless games only, for now: drop --cube")
+    if rules is not None and (rules.beavers or rules.auto_doubles):
+        raise UsageError(".mat files have no beavers or automatic doubles: "
+                         "drop --beavers/--auto-doubles to --save")
     from engine.record import PlayRecorder
     return PlayRecorder()
 
