@@ -9,6 +9,7 @@ state, small enough to ship.
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 from pathlib import Path
 
@@ -54,11 +55,19 @@ def load(path: str | Path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic[:2] != b"PK" and magic[:1] != b"\x80":  # torch files are zip archives
+        raise CheckpointError(f"{path}: not a readable checkpoint (not a torch file)")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # truncated, corrupt or not a torch file at all
-        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CheckpointError(f"{path}: not a readable checkpoint ({reason[:200]})") from None
+    except pickle.UnpicklingError:
+        raise CheckpointError(f"{path}: not a readable checkpoint (it holds objects other "
+                              "than weights and plain data; refused, as loading them could "
+                              "run code)") from None
+    except Exception:  # truncated or corrupt
+        raise CheckpointError(f"{path}: not a readable checkpoint (truncated or corrupt)") \
+            from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a gammon checkpoint")
     if payload.get("version") != VERSION:

@@ -121,14 +121,14 @@ def test_truncated_checkpoint_names_the_file(tmp_path):
     path, _ = _saved(tmp_path)
     data = path.read_bytes()
     path.write_bytes(data[:len(data) // 2])
-    with pytest.raises(ckpt.CheckpointError, match=str(path)):
+    with pytest.raises(ckpt.CheckpointError, match=f"{path}.*truncated or corrupt"):
         ckpt.load(path)
 
 
 def test_corrupt_and_foreign_files_are_refused(tmp_path):
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a checkpoint at all")
-    with pytest.raises(ckpt.CheckpointError, match="not a readable checkpoint"):
+    with pytest.raises(ckpt.CheckpointError, match="not a torch file"):
         ckpt.load(junk)
     foreign = tmp_path / "foreign.pt"
     torch.save({"weights": torch.zeros(3)}, foreign)
@@ -146,7 +146,7 @@ class _Evil:
 def test_loading_never_runs_pickled_code(tmp_path):
     path = tmp_path / "evil.pt"
     torch.save({"format": "gammon-checkpoint", "version": 1, "x": _Evil()}, path)
-    with pytest.raises(ckpt.CheckpointError, match="not a readable checkpoint"):
+    with pytest.raises(ckpt.CheckpointError, match="objects other than weights"):
         ckpt.load(path)
 
 
