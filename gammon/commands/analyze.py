@@ -11,7 +11,7 @@ from engine.board import VARIANTS, on_board
 
 from ..errors import UsageError
 from ..positions import read_die, read_position
-from .match import load_bot
+from .match import load_bot, with_lookahead
 
 HELP = """\
 Analyse a money position before the roll, the player on roll holding a centred cube he may
@@ -44,6 +44,9 @@ def add_parser(sub) -> None:
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plies", type=int, choices=[0, 2], default=0,
+                   help="look-ahead for ranking the plays of --dice with a net: bot: 0 "
+                        "(default) or 2 (the opponent's best reply to all 21 rolls)")
     p.set_defaults(run=run)
 
 
@@ -88,6 +91,7 @@ def run(args) -> int:
     check_in_play(board)
     dice = [read_die(d) for d in args.dice] if args.dice else None
     bot, evaluate, efficiency = cube_model(args)
+    bot = with_lookahead(bot, getattr(args, "plies", 0))
     result = analyze_cube(evaluate, board[None], efficiency, args.jacoby,
                           not args.no_beavers)[0]
     out = {"posid": args.posid, "bot": args.bot, "efficiency": efficiency,

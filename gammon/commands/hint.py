@@ -15,7 +15,7 @@ from eval.bot import Bot, best_per_root
 from eval.registry import valid_names
 
 from ..positions import read_die, read_position
-from .match import load_bot
+from .match import load_bot, with_lookahead
 
 HELP = f"""\
 Rank every legal play of a position and roll by a bot's scores, best first: the rank, the
@@ -43,6 +43,9 @@ def add_parser(sub) -> None:
                    help="variant (default: standard)")
     p.add_argument("--seed", type=int, default=None, help="seed for bots that draw numbers")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plies", type=int, choices=[0, 2], default=0,
+                   help="look-ahead of a net: bot: 0 (default) or 2 (each play scored by "
+                        "the opponent's best reply to all 21 rolls; slower)")
     p.set_defaults(run=run)
 
 
@@ -76,7 +79,7 @@ def _choice(bot, plays, boards, dice, scores: np.ndarray) -> int:
 def run(args) -> int:
     board = read_position(args.posid, args.variant)
     d1, d2 = read_die(args.d1), read_die(args.d2)
-    bot = load_bot(args.bot, args.seed, args.variant)
+    bot = with_lookahead(load_bot(args.bot, args.seed, args.variant), args.plies)
     rows = ranked(bot, board, d1, d2)
     if args.json:
         print(json.dumps({"posid": args.posid, "dice": [d1, d2], "bot": args.bot,

@@ -82,6 +82,16 @@ def cube_rules(args):
         raise UsageError(str(e)) from None
 
 
+def with_lookahead(bot, plies: int):
+    """The bot looking ``plies`` ahead (0 or 2): only torch net players can look ahead."""
+    if plies == 0:
+        return bot
+    if not hasattr(bot, "plies") or not hasattr(bot, "evaluator"):
+        raise UsageError("--plies 2 needs a network checkpoint bot (net:PATH.pt or net:)")
+    bot.plies = plies
+    return bot
+
+
 def load_bot(name: str, seed: int | None = None, variant: str = "standard", rules=None):
     """``eval.registry.make_bot``, its errors turned into one-line usage errors; with cube
     ``rules``, the bot with its ``auto`` cube strategy."""
