@@ -37,6 +37,9 @@ def save(path: str | Path, payload: dict) -> None:
             torch.save(payload, f)
             f.flush()
             os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would have made it
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

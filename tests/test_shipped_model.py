@@ -1,0 +1,30 @@
+"""The shipped model: small, loadable as `net:`, a real player, and what its file says."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from engine.board import start_boards
+from engine.movegen import legal_plays
+from eval.registry import make_bot
+from model import checkpoint as ckpt
+
+DEFAULT = Path(__file__).resolve().parent.parent / "checkpoints" / "default.pt"
+
+
+def test_default_model_is_small_and_complete():
+    assert DEFAULT.stat().st_size < 5 * 1024 * 1024
+    payload = ckpt.load(DEFAULT)
+    assert payload["model"]["encoding"] == "classic" and payload["model"]["variant"] == "standard"
+    results = json.loads(payload["results"])
+    assert results and results[-1]["games_trained"] >= 1_000_000
+
+
+def test_net_alone_is_the_shipped_model_and_plays_well():
+    bot = make_bot("net:")
+    boards, dice = start_boards(1), np.array([[3, 1]])
+    plays = legal_plays(boards, dice)
+    choice = plays.boards[bot(plays, boards, dice)[0]]
+    # 3-1 from the start: make the 5-point (8/5 6/5), as every strong player does
+    assert choice[5] == 2 and choice[8] == 2 and choice[6] == 4
