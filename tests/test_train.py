@@ -122,3 +122,7 @@ def test_step_size_halves_on_schedule(tmp_path):
     constant = Trainer(small(10, learning_rate=0.01), tmp_path / "c")
     constant.counters.games = 10_000
     assert constant.learning_rate() == pytest.approx(0.01)
+
+
+def test_built_in_defaults_are_the_default_preset():
+    assert load(ROOT / "configs" / "default.toml") == Config()

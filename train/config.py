@@ -1,5 +1,8 @@
 """Training configuration: frozen dataclasses, read from TOML presets with strict checks.
 
+The defaults are those of ``configs/default.toml`` (a test keeps them equal), so an
+installed copy without the configs folder trains the same way.
+
 Unknown keys and values of the wrong type are errors that name the key. Command-line flags
 override a preset through ``Config.with_overrides``.
 """
@@ -29,7 +32,7 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    games: int = 20_000
+    games: int = 80_000
     """Self-play games to play in this run (in total, counting a resumed run's games)."""
     parallel_games: int = 512
     """Games advanced in lock-step (G): one network call per ply scores all of them."""
@@ -41,7 +44,7 @@ class TrainConfig:
     """Halve the step size every this many games (0: keep it constant)."""
     lr_min: float = 0.0
     """The step size never goes below this."""
-    batch_size: int = 512
+    batch_size: int = 128
     """Positions per gradient step."""
     update_every: int = 8192
     """Positions gathered from finished games before a round of gradient steps."""
@@ -62,9 +65,9 @@ class TrainConfig:
 
 @dataclass(frozen=True)
 class EvalConfig:
-    every_games: int = 5_000
+    every_games: int = 20_000
     """Evaluate against pubeval after every this many self-play games (0: never)."""
-    games: int = 2_000
+    games: int = 1_000
     """Paired games per evaluation against pubeval."""
 
 
@@ -72,7 +75,7 @@ class EvalConfig:
 class RunConfig:
     out: str = "runs/default"
     """Run directory: checkpoints, TensorBoard logs, results."""
-    checkpoint_every_games: int = 5_000
+    checkpoint_every_games: int = 20_000
     """Write a checkpoint after every this many games (and at the end)."""
 
 

@@ -43,7 +43,7 @@ def add_parser(sub) -> None:
 
 def _load(args):
     from model.checkpoint import CheckpointError
-    from train.config import ConfigError, load
+    from train.config import Config, ConfigError, load
     from train.trainer import resume_payload
     try:
         if args.resume:
@@ -51,6 +51,8 @@ def _load(args):
                 raise UsageError("--resume continues a run with its own config and seed; "
                                  "drop --config/--seed")
             config, payload = resume_payload(args.resume)
+        elif args.config is None and not DEFAULT_CONFIG.is_file():
+            config, payload = Config(), None  # installed without configs/: the same defaults
         else:
             config, payload = load(args.config or DEFAULT_CONFIG), None
         config = config.with_overrides(train={"games": args.games, "device": args.device,
