@@ -122,6 +122,17 @@ def _step_tables():
 _DELTA, _KEY_LO, _KEY_HI, _CAME_HOME = _step_tables()
 
 
+def _move_tables():
+    """Per (die, source column): the target point and the step code without a hit."""
+    die, column = np.divmod(np.arange(7 * 32), 32)
+    source = column + 1
+    target = np.maximum(source - die, 0)
+    return target, _step_code(source, target, 0)
+
+
+_TARGET, _CODE = _move_tables()  # (7 * 32,) indexed by die * 32 + column
+
+
 def _step(boards: np.ndarray, dice: np.ndarray, outside: np.ndarray):
     """All single legal steps: each row of ``boards`` moves one checker by its die.
 
@@ -141,7 +152,8 @@ def _step(boards: np.ndarray, dice: np.ndarray, outside: np.ndarray):
     np.greater_equal(boards[:, 1:25], -1, out=landing[:, 7:31])  # empty, ours or a blot
     # window w = 7 - d holds, at column j, the landing of source j + 1 moved by die d
     windows = np.ndarray((m, 7, 25), dtype=bool, buffer=landing, strides=(31, 1, 1))
-    legal = mine & windows[np.arange(m), 7 - dice]
+    legal = np.zeros((m, 32), dtype=bool)  # 32 columns: row and column are shifts, not //
+    np.logical_and(mine, windows[np.arange(m), 7 - dice], out=legal[:, :25])
 
     bearing = np.flatnonzero(all_home)
     if len(bearing):
@@ -152,12 +164,13 @@ def _step(boards: np.ndarray, dice: np.ndarray, outside: np.ndarray):
         overshoot = _SOURCES[None, :6] < dice[bearing, None]
         legal[bearing, :6] &= ~(lower & overshoot)
 
-    parent, column = np.divmod(np.flatnonzero(legal), 25)
-    source = column + 1
-    target = np.maximum(source - dice[parent], 0)  # 0: borne off
+    found = np.flatnonzero(legal)
+    parent, column = found >> 5, found & 31
+    move = dice[parent] * 32 + column  # (die, source) of each step, for the tables
+    target = _TARGET[move]  # 0: borne off
     # a blot where we land is hit (for a bear-off, target 0 reads the opponent's bar: masked)
-    hit = (target > 0) & (boards.reshape(-1)[parent * CELLS + target] == -1)
-    return parent, _step_code(source, target, hit)
+    hit = (boards.reshape(-1)[parent * CELLS + target] == -1) & (target > 0)
+    return parent, _CODE[move] + hit
 
 
 def _unique_rows(root: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
