@@ -41,6 +41,7 @@ from engine import posid  # noqa: E402
 from engine.board import flip  # noqa: E402
 from engine.loop import play, random_policy  # noqa: E402
 from engine.movegen import legal_plays  # noqa: E402
+from eval.gnubg_bot import gnubg_board  # noqa: E402
 from eval.pubeval import is_race  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "pubeval_reference.jsonl"
@@ -56,14 +57,6 @@ def import_gnubg():
         sys.exit("make_pubeval_reference needs the PyPI package gnubg-nn "
                  "(pip install gnubg-nn, or pip install -e '.[gnubg]'); it is not installed.")
     return gnubg_nn
-
-
-def to_gnubg(board: np.ndarray) -> list[list[int]]:
-    """Our board (26,) as gnubg's [side not on roll, side on roll], 25 counts each."""
-    b = [int(x) for x in board]
-    mover = [max(b[p], 0) for p in range(1, 25)] + [b[25]]
-    opponent = [max(-b[25 - q], 0) for q in range(1, 25)] + [-b[0]]
-    return [opponent, mover]
 
 
 def from_gnubg(gboard) -> np.ndarray:
@@ -133,7 +126,7 @@ def sample_cases(boards: np.ndarray, dice: np.ndarray, cases: int,
 
 def reference_case(gnubg, board: np.ndarray, d1: int, d2: int) -> dict:
     """gnubg's pubeval play for one position and roll, checked against our legal results."""
-    gboard = to_gnubg(board)
+    gboard = gnubg_board(board)
     after = apply_gnubg_play(board, list(gnubg.pub_best_move(gboard, d1, d2)))
     ours = {posid.encode(b) for b in legal_plays(board[None], np.array([[d1, d2]])).boards}
     theirs = {posid.encode(from_gnubg(gnubg.board_from_position_key(k)))
@@ -148,7 +141,7 @@ def reference_case(gnubg, board: np.ndarray, d1: int, d2: int) -> dict:
     return {"posid": pid, "d1": d1, "d2": d2,
             "race": bool(gnubg.classify(gboard) <= gnubg.c_race),
             "result": result,
-            "score": float(gnubg.pub_eval_score(to_gnubg(flip(after))))}
+            "score": float(gnubg.pub_eval_score(gnubg_board(flip(after))))}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -191,8 +191,8 @@ def test_policy_beats_random_in_the_game_loop():
 def test_matches_gnubg_live_on_fresh_positions():
     """With gnubg_nn installed: new random positions, same plays, scores and move order."""
     gnubg = pytest.importorskip("gnubg_nn")
-    from eval.make_pubeval_reference import (apply_gnubg_play, collect_positions,
-                                             from_gnubg, to_gnubg)
+    from eval.gnubg_bot import gnubg_board as to_gnubg
+    from eval.make_pubeval_reference import apply_gnubg_play, collect_positions, from_gnubg
 
     boards, dice = collect_positions(10, seed=2024)
     plays = legal_plays(boards, dice)
