@@ -1,10 +1,12 @@
-"""gammon's rules engine: boards, legal plays, game mechanics and interchange formats.
+"""gammon's rules engine: boards, rules objects, legal plays, the game loop, outcomes, and
+(in ``engine.formats``) the interchange formats.
 
 NumPy only: this package never imports torch.
 """
 
-from .board import VARIANTS, Variant, flip, pip_counts, start_boards, variant
+from .board import flip, pip_counts
 from .movegen import Plays, legal_plays
+from .rules import VARIANTS, Rules, start_boards, variant
 
-__all__ = ["VARIANTS", "Variant", "flip", "pip_counts", "start_boards", "variant", "Plays",
+__all__ = ["VARIANTS", "Rules", "flip", "pip_counts", "start_boards", "variant", "Plays",
            "legal_plays"]

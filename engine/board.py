@@ -1,4 +1,4 @@
-"""The board: layout, variants and their start positions, side changes and simple counts.
+"""The board: its layout, side changes and simple counts.
 
 A board is an ``int8`` array of 26 cells, always seen from the player on roll (the mover),
 who travels from point 24 towards point 1 and bears off below point 1:
@@ -8,12 +8,11 @@ who travels from point 24 towards point 1 and bears off below point 1:
     index 25     the mover's bar (>= 0)
 
 Borne-off checkers are derived from the variant's checkers per side and never stored.
+The variants (start, steps, end of game) are rules objects: ``engine.rules``.
 Batches are ``(N, 26)``.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,50 +20,6 @@ OPP_BAR = 0
 BAR = 25
 CELLS = 26
 HOME = slice(1, 7)  # the mover's home board, points 1..6
-
-
-@dataclass(frozen=True)
-class Variant:
-    """A variant of the game: its name, checkers per side and starting layout."""
-
-    name: str
-    checkers: int
-    # point -> checkers, for each side from its own view (both sides start alike)
-    layout: tuple[tuple[int, int], ...]
-
-    def start_board(self) -> np.ndarray:
-        """The starting position from the mover's view: (26,) int8."""
-        board = np.zeros(CELLS, dtype=np.int8)
-        for point, count in self.layout:
-            board[point] += count
-            board[25 - point] -= count
-        return board
-
-
-VARIANTS: dict[str, Variant] = {
-    v.name: v
-    for v in (
-        Variant("standard", 15, ((24, 2), (13, 5), (8, 3), (6, 5))),
-        Variant("nackgammon", 15, ((24, 2), (23, 2), (13, 4), (8, 3), (6, 4))),
-        Variant("hypergammon", 3, ((24, 1), (23, 1), (22, 1))),
-        Variant("longgammon", 15, ((24, 15),)),
-    )
-}
-
-
-def variant(name: str) -> Variant:
-    """Look a variant up by name; a clear ValueError lists the valid names."""
-    try:
-        return VARIANTS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown variant {name!r}; valid: {', '.join(VARIANTS)}"
-        ) from None
-
-
-def start_boards(n: int, name: str = "standard") -> np.ndarray:
-    """n copies of a variant's starting position: (n, 26) int8."""
-    return np.tile(variant(name).start_board(), (n, 1))
 
 
 def flip(boards: np.ndarray) -> np.ndarray:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import flip, start_boards, variant as get_variant
+from .board import flip
+from .rules import start_boards, variant as get_variant
 from .cube import (BEAVER, PASS, TAKE, Cube, CubeRules, accept, game_points, legal_responses,
                    may_double, opening_ties, pass_points, start_cubes)
 from .cube_policy import offers, responses

@@ -12,7 +12,8 @@ from typing import Callable
 
 import numpy as np
 
-from .board import flip, start_boards, variant as get_variant
+from .board import flip
+from .rules import start_boards, variant as get_variant
 from .dice import DiceTable
 from .game import finished, result_points
 from .movegen import Plays, legal_plays

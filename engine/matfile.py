@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import flip, start_boards, variant as get_variant
+from .board import flip
+from .rules import start_boards, variant as get_variant
 from .game import finished, result_points
 from .movegen import legal_plays
 from .notation import parse_play

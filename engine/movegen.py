@@ -1,6 +1,7 @@
 """Vectorised legal plays: every distinct legal afterstate of a whole batch of (board, roll).
 
-One NumPy step, "move one checker by one die", is applied to a frontier of partial plays;
+One NumPy step, "move one checker by one die" (the rules object's ``steps``, with its tables
+of what each step code does), is applied to a frontier of partial plays;
 the only Python loop is over the (at most four) dice steps. Mixed rolls are walked in both
 orders, doubles four steps deep, and partial plays reaching the same board are merged after
 each step. Per input position the results are the boards at the deepest step reached (use
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .rules import STANDARD, Rules, variant
+
 CELLS = 26
 BAR = 25
 HASH_BITS = 40
@@ -29,7 +32,6 @@ MAX_BATCH = 1 << (64 - HASH_BITS)  # the root index lives in the high bits of th
 # word is an injective sum(change * 11**i) with |value| < 11**13 / 2.
 _BASE = 11
 _POWER = np.array([_BASE ** (c % 13) for c in range(CELLS)], dtype=np.int64)
-_SOURCES = np.arange(1, 26)  # points 1..24 and the bar
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 
 @dataclass
@@ -88,89 +90,21 @@ class _Level:
     hi: np.ndarray  # (M,) int64 the same for cells 13..25
     outside: np.ndarray  # (M,) int64 mover's checkers outside the home board (bar included)
     parent: np.ndarray  # (M,) int64 row in the previous level
-    step: np.ndarray  # (M,) int16 the last step's code (see _step_code)
+    step: np.ndarray  # (M,) int16 the last step's code (the rules' code, packed as in Plays)
 
 
-def _step_code(source, target, hit):
-    """One step as a small int: source << 6 | target << 1 | hit (target 0 = borne off)."""
-    return (source << 6) | (target << 1) | hit
+def _key_tables(rules) -> tuple[np.ndarray, np.ndarray]:
+    """The change of the exact key's two words for each of the rules' step codes."""
+    cached = _KEYS.get(id(rules))
+    if cached is None or cached[0] is not rules:
+        change = rules.delta.astype(np.int64)  # (C, 26)
+        low = np.where(np.arange(CELLS) < 13, _POWER, 0)
+        cached = (rules, change @ low, change @ (_POWER - low))
+        _KEYS[id(rules)] = cached
+    return cached[1], cached[2]
 
 
-def _step_tables():
-    """What each step code does: the board change, the exact key change, home entry."""
-    size = _step_code(25, 24, 1) + 1
-    delta = np.zeros((size, CELLS), dtype=np.int8)  # (C, 26) change of the board
-    key = np.zeros((size, 2), dtype=np.int64)  # change of the exact key's two words
-    came_home = np.zeros(size, dtype=np.int64)  # 1 when a checker enters the home board
-    word = (np.arange(CELLS) >= 13).astype(int)
-    for source in range(1, 26):
-        for target in range(0, source):
-            for hit in (0, 1) if target else (0,):
-                code = _step_code(source, target, hit)
-                change = np.zeros(CELLS, dtype=np.int64)
-                change[source] -= 1
-                if target:
-                    change[target] += 2 if hit else 1  # a hit blot's point goes -1 -> +1
-                change[0] -= hit  # the hit checker goes to the opponent's bar
-                delta[code] = change
-                for c in np.flatnonzero(change):
-                    key[code, word[c]] += change[c] * _POWER[c]
-                came_home[code] = source >= 7 and target <= 6
-    return delta, key[:, 0].copy(), key[:, 1].copy(), came_home
-
-
-_DELTA, _KEY_LO, _KEY_HI, _CAME_HOME = _step_tables()
-
-
-def _move_tables():
-    """Per (die, source column): the target point and the step code without a hit."""
-    die, column = np.divmod(np.arange(7 * 32), 32)
-    source = column + 1
-    target = np.maximum(source - die, 0)
-    return target, _step_code(source, target, 0)
-
-
-_TARGET, _CODE = _move_tables()  # (7 * 32,) indexed by die * 32 + column
-
-
-def _step(boards: np.ndarray, dice: np.ndarray, outside: np.ndarray):
-    """All single legal steps: each row of ``boards`` moves one checker by its die.
-
-    boards (M, 26) int8, dice (M,) int64, outside (M,) checkers not yet home.
-    Returns (parent, code): (S,) row of each step's board and the step's code.
-    """
-    m = len(boards)
-    mine = boards[:, 1:26] > 0  # (M, 25): a checker of ours on source point 1..25
-    on_bar = mine[:, 24]
-    if on_bar.any():
-        mine[on_bar, :24] = False  # a checker on the bar enters before any other move
-    all_home = outside == 0
-    # landing[:, t + 6] for targets t = -5..24 (t <= 0 bears off)
-    landing = np.empty((m, 31), dtype=bool)
-    landing[:, 0] = False
-    landing[:, 1:7] = all_home[:, None]
-    np.greater_equal(boards[:, 1:25], -1, out=landing[:, 7:31])  # empty, ours or a blot
-    # window w = 7 - d holds, at column j, the landing of source j + 1 moved by die d
-    windows = np.ndarray((m, 7, 25), dtype=bool, buffer=landing, strides=(31, 1, 1))
-    legal = np.zeros((m, 32), dtype=bool)  # 32 columns: row and column are shifts, not //
-    np.logical_and(mine, windows[np.arange(m), 7 - dice], out=legal[:, :25])
-
-    bearing = np.flatnonzero(all_home)
-    if len(bearing):
-        # a die larger than needed bears off only from the highest occupied point
-        home = mine[bearing, :6]  # (B, 6)
-        highest = 6 - np.argmax(home[:, ::-1], axis=1)  # (B,) 1..6
-        lower = _SOURCES[None, :6] < highest[:, None]
-        overshoot = _SOURCES[None, :6] < dice[bearing, None]
-        legal[bearing, :6] &= ~(lower & overshoot)
-
-    found = np.flatnonzero(legal)
-    parent, column = found >> 5, found & 31
-    move = dice[parent] * 32 + column  # (die, source) of each step, for the tables
-    target = _TARGET[move]  # 0: borne off
-    # a blot where we land is hit (for a bear-off, target 0 reads the opponent's bar: masked)
-    hit = (boards.reshape(-1)[parent * CELLS + target] == -1) & (target > 0)
-    return parent, _CODE[move] + hit
+_KEYS: dict[int, tuple] = {}
 
 
 def _unique_rows(root: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -204,16 +138,23 @@ def _unique_rows_exact(root: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.n
     return order[first]
 
 
-def legal_plays(boards: np.ndarray, dice: np.ndarray) -> Plays:
-    """Every distinct legal afterstate of each (board, roll).
+def legal_plays(boards: np.ndarray, dice: np.ndarray, rules: Rules = STANDARD) -> Plays:
+    """Every distinct legal afterstate of each (board, roll) under ``rules``.
 
     boards (N, 26) int8 from the mover's view; dice (N, 2) int, each 1..6, any order.
+    The rules give the single steps; the rules on whole plays are the generator's: "both
+    numbers of a roll must be played if possible" (doubles: four times); "if either number
+    can be played but not both, the larger one must be played"; then the rules' own filter
+    on whole plays, if they have one.
     """
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     dice = np.asarray(dice, dtype=np.int64).reshape(-1, 2)
     n = len(boards)
     if n > MAX_BATCH:
         raise ValueError(f"legal_plays takes at most {MAX_BATCH} positions at once, got {n}")
+    rules = variant(rules)
+    key_lo, key_hi = _key_tables(rules)
+    delta, came_home = rules.delta, rules.came_home
     if n == 0:
         return Plays(np.zeros((0, CELLS), np.int8), np.zeros(0, np.int64),
                      np.zeros(0, np.int8), np.zeros((0, 4), np.int16))
@@ -246,23 +187,26 @@ def legal_plays(boards: np.ndarray, dice: np.ndarray) -> Plays:
             die = high[level.root] + low[level.root] - level.first
         else:
             die = now.first
-        parent, code = _step(now.boards, die, now.outside)
+        parent, code = rules.steps(now.boards, die, now.outside)
         if len(parent) == 0:
             break
         whole = parent if rows is None else rows[parent]  # rows of the whole level
         root = level.root[whole]
-        lo = level.lo[whole] + _KEY_LO[code]
-        hi = level.hi[whole] + _KEY_HI[code]
+        lo = level.lo[whole] + key_lo[code]
+        hi = level.hi[whole] + key_hi[code]
         if depth > 0:  # (one step from one board never repeats a board)
             # merge partial plays that reach the same board, then build only the kept ones
             keep = _unique_rows(root, lo, hi)
             parent, code, whole, root, lo, hi = (
                 parent[keep], code[keep], whole[keep], root[keep], lo[keep], hi[keep])
         levels.append(_Level(
-            np.take(now.boards, parent, axis=0) + np.take(_DELTA, code, axis=0), root,
-            level.first[whole], lo, hi, level.outside[whole] - _CAME_HOME[code], whole,
+            np.take(now.boards, parent, axis=0) + np.take(delta, code, axis=0), root,
+            level.first[whole], lo, hi, level.outside[whole] - came_home[code], whole,
             code.astype(np.int16)))
-    return _collect(levels, n, high, double)
+    plays = _collect(levels, n, high, double)
+    if rules.filter_plays is not None:
+        plays = rules.filter_plays(plays, boards, dice)
+    return plays
 
 
 def _picks(levels: list[_Level], n: int, high: np.ndarray,

@@ -1,48 +1,20 @@
 """A slow, obviously correct scalar generator of legal plays: the test reference.
 
 It walks every order of the dice one checker at a time, exactly as the rules are written,
-with plain Python on one board. Nothing here is vectorised or clever on purpose.
+with plain Python on one board. Nothing here is vectorised or clever on purpose. Single
+steps are the rules object's plain scalar ``step`` (the generator uses its vectorised
+``steps``, written apart: the tests compare the two); the rules on whole plays are written
+here again, plainly, apart from the generator's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-BAR = 25
+from .rules import STANDARD, Rules, variant
 
 
-def step(board: tuple[int, ...], source: int, die: int) -> tuple[tuple[int, ...], bool] | None:
-    """Move one of the mover's checkers from ``source`` by ``die`` pips, if the rules allow.
-
-    Returns (new board, hit) or None when that step is illegal.
-    """
-    b = list(board)
-    if b[source] <= 0:
-        return None  # no checker of ours there
-    if b[BAR] > 0 and source != BAR:
-        return None  # a checker on the bar must enter before any other moves
-    target = source - die
-    if target >= 1:
-        if b[target] <= -2:
-            return None  # two or more opposing checkers close the point
-        hit = b[target] == -1
-        b[source] -= 1
-        if hit:
-            b[target] = 1
-            b[0] -= 1  # the hit checker goes to the opponent's bar
-        else:
-            b[target] += 1
-        return tuple(b), hit
-    # bearing off: every checker (bar included) must be in the home board, points 1..6
-    if any(b[p] > 0 for p in range(7, 26)):
-        return None
-    if target < 0 and any(b[p] > 0 for p in range(source + 1, 7)):
-        return None  # a higher die bears off from a lower point only when none stands higher
-    b[source] -= 1
-    return tuple(b), False
-
-
-def legal_results(board, d1: int, d2: int) -> dict[tuple[int, ...], list[tuple[int, int, bool]]]:
+def legal_results(board, d1: int, d2: int, rules: Rules | str = STANDARD) -> dict[tuple[int, ...], list[tuple[int, int, bool]]]:
     """Distinct legal afterstates of a roll, each with one play (list of steps) reaching it.
 
     Walks every order of the dice one step at a time, keeping every partial play (a board
@@ -51,6 +23,7 @@ def legal_results(board, d1: int, d2: int) -> dict[tuple[int, ...], list[tuple[i
     larger must be used if it can. When no play is legal the board itself is the only
     result, with an empty play.
     """
+    rules = variant(rules)
     start = tuple(int(x) for x in board)
     orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
     # partial plays after k steps: {(board, dice left): steps so far}
@@ -62,9 +35,9 @@ def legal_results(board, d1: int, d2: int) -> dict[tuple[int, ...], list[tuple[i
             if not dice:
                 continue
             for source in range(1, 26):
-                moved = step(b, source, dice[0])
-                if moved is None:
-                    continue
+                moved = rules.step(b, source, dice[0])
+                if isinstance(moved, str):
+                    continue  # the rules say why not
                 nb, hit = moved
                 following.setdefault((nb, dice[1:]), steps + [(source, max(source - dice[0], 0), hit)])
         if following:
@@ -82,7 +55,7 @@ def legal_results(board, d1: int, d2: int) -> dict[tuple[int, ...], list[tuple[i
     return results
 
 
-def legal_boards(board, d1: int, d2: int) -> np.ndarray:
+def legal_boards(board, d1: int, d2: int, rules: Rules | str = STANDARD) -> np.ndarray:
     """Legal afterstates as a (K, 26) int8 array in a canonical (sorted) order."""
-    results = sorted(legal_results(board, d1, d2))
+    results = sorted(legal_results(board, d1, d2, rules))
     return np.array(results, dtype=np.int8).reshape(-1, 26)

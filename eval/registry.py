@@ -45,7 +45,7 @@ def make_bot(name: str, seed: int | None = None, variant: str = "standard",
         bot = with_cube(make_bot(inner, seed, variant), kind, rules or CubeRules())
         bot.name = name
         return bot
-    from engine.board import variant as get_variant
+    from engine.rules import variant as get_variant
     checkers = get_variant(variant).checkers  # also checks the variant name
     if name.startswith(NET_PREFIX):
         return _net_bot(name[len(NET_PREFIX):] or None, variant)

@@ -23,7 +23,8 @@ from typing import Callable
 
 import numpy as np
 
-from engine.board import flip, variant as get_variant
+from engine.board import flip
+from engine.rules import variant as get_variant
 from engine.cube import BEAVER, PASS
 from engine.fibs import FibsBoard, parse_board
 from engine.matfile import play_text

@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 
 from engine import posid
-from engine.board import variant as get_variant
+from engine.rules import variant as get_variant
 from engine.movegen import legal_plays
 from engine.notation import format_play
 

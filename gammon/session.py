@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import flip, start_boards, variant as get_variant
+from engine.board import flip
+from engine.rules import start_boards, variant as get_variant
 from engine.cube import PASS, Cube, CubeRules, legal_responses
 from engine.diagram import diagram
 from engine.game import finished, opening_roll, result_points

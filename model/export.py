@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import start_boards
+from engine.rules import start_boards
 from engine.movegen import legal_plays
 from engine.sample import from_random_play
 

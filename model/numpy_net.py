@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import flip, variant as get_variant
+from engine.board import flip
+from engine.rules import variant as get_variant
 from engine.game import finished, result_points
 from engine.policy import Bot
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import flip, start_boards
+from engine.board import flip
+from engine.rules import start_boards
 from engine.matfile import PLAY, Game, Match, parse_match
 from engine.movegen import legal_plays
 from engine.notation import parse_play

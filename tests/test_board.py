@@ -6,8 +6,8 @@ import sys
 import numpy as np
 import pytest
 
-from engine.board import (VARIANTS, borne_off, check_board, flip, pip_counts, start_boards,
-                          variant)
+from engine.board import borne_off, check_board, flip, pip_counts
+from engine.rules import VARIANTS, start_boards, variant
 
 
 def layout_of(board, side):

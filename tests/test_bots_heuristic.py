@@ -8,7 +8,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from engine.board import borne_off, flip, pip_counts, start_boards
+from engine.board import borne_off, flip, pip_counts
+from engine.rules import start_boards
 from engine.dice import DiceTable
 from engine.loop import play
 from engine.movegen import legal_plays

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.board import flip, pip_counts, start_boards
+from engine.board import flip, pip_counts
+from engine.rules import start_boards
 from engine.cube import BEAVER, PASS, TAKE, CubeRules
 from engine.cube_loop import play_cubeful
 from engine.cube_policy import CubeBot, NeverDouble

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.board import start_boards
+from engine.rules import start_boards
 from engine.diagram import diagram
 
 TOP_EDGE = " +13-14-15-16-17-18------19-20-21-22-23-24-+"

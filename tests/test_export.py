@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.board import variant as get_variant
+from engine.rules import variant as get_variant
 from engine.movegen import legal_plays
 from model import botfile
 from model import checkpoint as ckpt

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.board import start_boards
+from engine.rules import start_boards
 from engine.cube import CubeRules
 from engine.fibs import format_board, parse_board
 from engine.matfile import parse_match, replay

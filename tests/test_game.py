@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from engine.board import start_boards
+from engine.rules import start_boards
 from engine.game import (BACKGAMMON, GAMMON, SINGLE, finished, opening_roll, result_points,
                          roll)
 from engine.loop import play, random_policy

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.board import start_boards
+from engine.rules import start_boards
 from engine.matfile import (DOUBLE, PLAY, TAKE, Action, Game, Match, format_match,
                             parse_match, replay)
 from engine.movegen import legal_plays

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from engine.board import flip, start_boards
+from engine.board import flip
+from engine.rules import start_boards
 from engine.movegen import legal_plays
 from engine.sample import from_random_play, synthetic
 from model import checkpoint as ckpt

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.board import start_boards
+from engine.rules import start_boards
 from engine.movegen import legal_plays
 from engine.notation import format_play, parse_play
 from engine.posid import encode

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine import posid
-from engine.board import VARIANTS, start_boards
+from engine.rules import VARIANTS, start_boards
 from engine.sample import synthetic
 
 

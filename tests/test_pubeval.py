@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from engine import posid
-from engine.board import start_boards
+from engine.rules import start_boards
 from engine.loop import play, random_policy
 from engine.movegen import legal_plays
 from engine.policy import best_per_root

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import start_boards
+from engine.rules import start_boards
 from engine.movegen import legal_plays
 from eval.registry import make_bot
 from model import checkpoint as ckpt

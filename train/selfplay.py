@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import flip, start_boards, variant as get_variant
+from engine.board import flip
+from engine.rules import start_boards, variant as get_variant
 from engine.game import finished, opening_roll, result_points, roll
 from engine.movegen import legal_plays
 from engine.policy import best_per_root

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engine.board import variant as get_variant
+from engine.rules import variant as get_variant
 from engine.dice import DiceTable
 from engine.loop import play
 from model import checkpoint as ckpt

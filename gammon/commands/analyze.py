@@ -7,7 +7,8 @@ import json
 
 import numpy as np
 
-from engine.board import VARIANTS, on_board
+from engine.board import on_board
+from engine.rules import VARIANTS
 
 from ..errors import UsageError
 from ..positions import read_die, read_position

@@ -7,7 +7,7 @@ import argparse
 import numpy as np
 
 from engine import posid
-from engine.board import VARIANTS
+from engine.rules import VARIANTS
 from engine.movegen import legal_plays
 from eval.registry import valid_names
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from engine import posid
-from engine.board import VARIANTS
+from engine.rules import VARIANTS
 from engine.movegen import legal_plays
 from engine.notation import format_play
 from eval.bot import Bot, best_per_root

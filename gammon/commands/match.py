@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from engine.board import VARIANTS
+from engine.rules import VARIANTS
 from eval.registry import BotUnavailable, valid_names
 
 from ..errors import UsageError

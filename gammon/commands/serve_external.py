@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.board import VARIANTS
+from engine.rules import VARIANTS
 from eval.registry import valid_names
 
 from ..errors import UsageError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.board import VARIANTS
+from engine.rules import VARIANTS
 
 from ..errors import UsageError
 from .match import load_bot

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from engine.board import VARIANTS, variant as get_variant
+from engine.rules import VARIANTS, variant as get_variant
 from engine.diagram import diagram
 
 from ..positions import read_position

@@ -1,0 +1,94 @@
+"""What a rules object is: everything the engine asks of a variant, in one place.
+
+The generator (``engine.movegen``), the scalar reference (``engine.reference``), notation,
+pubeval's move order and the game loop (``engine.game``) know nothing of any variant; they
+ask its rules object:
+
+- ``checkers`` and ``layout``: the start position (``start_board``, ``start_boards``);
+- the single step "move one checker by one die", twice over: vectorised for the generator
+  (``steps`` over a batch, with the tables ``delta`` and ``came_home`` of what each step
+  code does) and scalar for the reference and for reading typed plays (``step``, which
+  says why a step is illegal);
+- ``filter_plays``: a rule on whole plays applied after the generator (None: none);
+- ``extra_state``: names of per-game state beyond the 26 cells (none for standard);
+- ``end_of_game``: which afterstates end the game, and the points they win.
+
+Adding a variant means adding a rules module (a subclass or an instance) and its tests,
+not editing the generator's core.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..board import CELLS
+
+# results of a finished game, in points won by the player who just moved
+SINGLE, GAMMON, BACKGAMMON = 1, 2, 3
+
+
+@dataclass(frozen=True, eq=False)
+class Rules:
+    """The rules of one variant. Subclasses give the steps and may change the rest."""
+
+    name: str
+    checkers: int
+    # point -> checkers, for each side from its own view (both sides start alike)
+    layout: tuple[tuple[int, int], ...]
+    # per-game state beyond the 26 cells the game loop must carry (names): none here
+    extra_state: tuple[str, ...] = ()
+    # a rule on whole plays, ``filter_plays(plays, boards, dice) -> Plays``, or None
+    filter_plays = None
+
+    # --- the start ---------------------------------------------------------------------
+
+    def start_board(self) -> np.ndarray:
+        """The starting position from the mover's view: (26,) int8."""
+        board = np.zeros(CELLS, dtype=np.int8)
+        for point, count in self.layout:
+            board[point] += count
+            board[25 - point] -= count
+        return board
+
+    def start_boards(self, n: int) -> np.ndarray:
+        """n copies of the starting position: (n, 26) int8."""
+        return np.tile(self.start_board(), (n, 1))
+
+    # --- a single step (subclasses) --------------------------------------------------------
+
+    # subclasses set two tables indexed by step code (see ``engine.movegen``):
+    # delta (C, 26) int8, the board change; came_home (C,) int64, 1 when the step brings
+    # a checker into the home board
+    delta = came_home = None
+
+    def steps(self, boards: np.ndarray, dice: np.ndarray, outside: np.ndarray):
+        """Every legal single step of a batch: (parent (S,) row, code (S,) step code)."""
+        raise NotImplementedError
+
+    def step(self, board, source: int, die: int):
+        """One checker from ``source`` by ``die`` on a scalar board (a sequence of 26 ints):
+        ``(new board tuple, hit)``, or a string saying why the step is illegal."""
+        raise NotImplementedError
+
+    # --- the end of the game ---------------------------------------------------------------
+
+    def end_of_game(self, afterstates: np.ndarray) -> np.ndarray:
+        """Points won by the player who just moved: (N,) int8, 0 where the game goes on.
+
+        afterstates (N, 26) int8 after the play, before changing sides. The race is won by
+        bearing off the last checker: "If the opponent has not borne off any checkers, the
+        winner scores a gammon (two points); if, in addition, the opponent still has a
+        checker on the bar or in the winner's home board, a backgammon (three points)."
+        """
+        b = np.asarray(afterstates)
+        mover = np.where(b > 0, b, 0).sum(axis=-1, dtype=np.int32)
+        opponent = np.where(b < 0, -b, 0).sum(axis=-1, dtype=np.int32)
+        gammon = opponent == self.checkers
+        back = (b[..., 0] < 0) | (b[..., 1:7] < 0).any(axis=-1)
+        points = np.where(gammon, np.where(back, BACKGAMMON, GAMMON), SINGLE)
+        return np.where(mover == 0, points, 0).astype(np.int8)
+
+    def __repr__(self) -> str:
+        return f"<rules {self.name}>"
