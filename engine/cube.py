@@ -25,7 +25,7 @@ The rules enforced here, as the money game plays them:
   players throw the same number and throw again), the centred cube doubles, at most N times.
 - A game ends with ``value x 1/2/3`` points to the winner for a single, gammon, backgammon.
 
-NumPy only; the cubeful game loop lives in ``engine.cube_loop``.
+NumPy only; the cubeful game loop lives in ``engine.game``.
 """
 
 from __future__ import annotations

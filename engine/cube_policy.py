@@ -1,7 +1,7 @@
 """How bots take cube decisions: the two optional methods, their defaults, and ``CubeBot``.
 
 A bot (``engine.policy.Bot``) may have two more methods, asked by the cubeful game loop
-(``engine.cube_loop.play_cubeful``) before a roll:
+(``engine.game.play``) before a roll:
 
     offer_double(boards, cube_value, cube_owner) -> (N,) bool   double now?
     respond(boards, cube_value, cube_owner)      -> (N,) int8   0 pass, 1 take, 2 beaver

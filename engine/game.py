@@ -1,60 +1,272 @@
-"""Game mechanics for a batch: dice, the opening roll, the end of a game and its result.
+"""The one game loop: G games in lock-step, under any rules, with or without the cube.
 
-Dice always come from an explicit ``np.random.Generator`` so that every game is
-reproducible from its seed.
+Every way the project plays games goes through here: matches (``eval.match``), cubeful
+matches, self-play (``train.selfplay``), terminal play (``gammon.session``) and the replay
+of .mat files (``engine.formats.matfile``). A turn is
+
+    before-the-roll decisions (the cube, when one is used)  ->  roll  ->  play
+    ->  the rules' end of game  ->  the other side is on roll
+
+A player (a "policy") is any callable ``player(plays, boards, dice) -> (N,) int`` that,
+given the legal plays of N positions, returns for each position the row of ``plays`` it
+chooses; cube decisions are its optional ``offer_double`` and ``respond``
+(``engine.cube_policy``).
+
+State (``GameState``), all arrays of G games:
+
+    boards (G, 26) int8   from the seat on roll
+    seat   (G,)    int8   the seat on roll (0 or 1)
+    cube   Cube or None   value and owner (owner relative to the seat on roll)
+    extra  dict           a variant's state beyond the 26 cells (``rules.extra_state``)
+    points (G,)    int32  seat 0's points once a game is over (negative: seat 1 won)
+    plies  (G,)    int32  plays made (passes of the dice included)
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Callable
+
 import numpy as np
 
-from .board import BAR, OPP_BAR, on_board
+from .cube import (BEAVER, PASS, TAKE, Cube, CubeRules, accept, game_points, legal_responses,
+                   may_double, opening_ties, pass_points, start_cubes)
+from .cube_policy import offers, responses
+from .dice import DiceTable
+from .movegen import Plays, legal_plays
+from .rules import Rules, variant as get_variant
 
-SINGLE, GAMMON, BACKGAMMON = 1, 2, 3
+Policy = Callable[[Plays, np.ndarray, np.ndarray], np.ndarray]
 
 
-def roll(rng: np.random.Generator, n: int) -> np.ndarray:
-    """n rolls of two dice: (n, 2) int8 in 1..6."""
-    return rng.integers(1, 7, size=(n, 2), dtype=np.int8)
+@dataclass
+class GameState:
+    """G games in progress (see the module's docstring for the arrays)."""
+
+    boards: np.ndarray
+    seat: np.ndarray
+    cube: Cube | None = None
+    extra: dict = field(default_factory=dict)
+    points: np.ndarray | None = None
+    plies: np.ndarray | None = None
+
+    def __post_init__(self):
+        g = len(self.boards)
+        if self.points is None:
+            self.points = np.zeros(g, dtype=np.int32)
+        if self.plies is None:
+            self.plies = np.zeros(g, dtype=np.int32)
+
+    def __len__(self) -> int:
+        return len(self.boards)
 
 
-def opening_roll(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The opening roll of n games: each side throws one die, ties are thrown again.
+def new_games(rules: Rules, first_seat: np.ndarray, cube: Cube | None = None) -> GameState:
+    """Games at their start: the rules' start position, ``first_seat`` (G,) on roll."""
+    first_seat = np.asarray(first_seat, dtype=np.int8)
+    return GameState(rules.start_boards(len(first_seat)), first_seat.copy(), cube)
 
-    Returns (first, dice): first (n,) int8 is 0 when side 0 threw higher (and so moves
-    first), 1 otherwise; dice (n, 2) int8 is (side 0's die, side 1's die), which the
-    higher side plays as its first roll.
+
+def restart(state: GameState, rows: np.ndarray, rules: Rules) -> None:
+    """Start new games in the slots ``rows`` (self-play keeps its batch full this way)."""
+    state.boards[rows] = rules.start_board()
+    state.points[rows] = 0
+    state.plies[rows] = 0
+    for name in rules.extra_state:
+        state.extra[name][rows] = 0
+
+
+def random_policy(rng: np.random.Generator) -> Policy:
+    """A policy choosing uniformly among the distinct legal results."""
+
+    def choose(plays: Plays, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        n = len(boards)
+        counts = plays.counts(n)
+        start = plays.offsets(n)[:-1]
+        return start + (rng.random(n) * counts).astype(np.int64)
+
+    return choose
+
+
+def play_turn(policies: tuple[Policy, Policy], boards: np.ndarray, side: np.ndarray,
+              roll: np.ndarray, rules: Rules | str = "standard") -> np.ndarray:
+    """Each game's seat on roll plays its roll: afterstates (N, 26) int8, not flipped.
+
+    boards (N, 26) from the seat on roll, side (N,) that seat (0 or 1), roll (N, 2). One
+    call of the generator when both seats are the same player (self-play).
     """
-    dice = roll(rng, n)
-    tied = dice[:, 0] == dice[:, 1]
-    while tied.any():
-        dice[tied] = roll(rng, int(tied.sum()))
-        tied = dice[:, 0] == dice[:, 1]
-    first = (dice[:, 1] > dice[:, 0]).astype(np.int8)
-    return first, dice
+    rules = get_variant(rules)
+    if policies[0] is policies[1]:
+        plays = legal_plays(boards, roll, rules)
+        return plays.boards[policies[0](plays, boards, roll)]
+    after = np.empty((len(boards), 26), dtype=np.int8)
+    for s in (0, 1):
+        mine = np.flatnonzero(side == s)
+        if len(mine) == 0:
+            continue
+        plays = legal_plays(boards[mine], roll[mine], rules)
+        after[mine] = plays.boards[policies[s](plays, boards[mine], roll[mine])]
+    return after
 
 
-def finished(boards: np.ndarray) -> np.ndarray:
-    """Games the mover has just won by bearing off the last checker: (N,) bool.
+def end_turn(state: GameState, rows: np.ndarray, after: np.ndarray, rules: Rules,
+             cube_rules: CubeRules | None = None) -> np.ndarray:
+    """Apply the plays ``after`` (afterstates of the games ``rows``), end the games the
+    rules end, score them (times the cube) and give the roll to the other side.
 
-    Call on afterstates, before changing sides: the player who moved is still the mover.
+    Returns the rules' points for the player who moved, (len(rows),) int8, 0 where the
+    game goes on.
     """
-    mover, _ = on_board(boards)
-    return mover == 0
+    state.plies[rows] += 1
+    won = rules.end_of_game(after)
+    over = won != 0
+    if over.any():
+        g = rows[over]
+        pts = won[over].astype(np.int32)
+        if state.cube is not None:
+            pts = game_points(Cube(state.cube.value[g], state.cube.owner[g]), pts,
+                              cube_rules or CubeRules())
+        state.points[g] = np.where(state.seat[g] == 0, pts, -pts)
+    state.boards[rows] = -after[:, ::-1]  # the other side is on roll
+    state.seat[rows] ^= 1
+    if state.cube is not None:
+        state.cube.owner[rows] = -state.cube.owner[rows]
+    return won
 
 
-def result_points(boards: np.ndarray, checkers: int) -> np.ndarray:
-    """Points the mover wins on finished afterstates: 1 single, 2 gammon, 3 backgammon.
+@dataclass
+class CubeCounts:
+    """Cube actions per game and seat: (G, 2) int16 each (seat 0, seat 1)."""
 
-    boards (N, 26) int8 after the winning play, before changing sides. A gammon when the
-    loser has borne off no checker; a backgammon when, besides, the loser still has a
-    checker on the bar or in the winner's home board (points 1..6).
+    offers: np.ndarray
+    takes: np.ndarray
+    beavers: np.ndarray
+    passes: np.ndarray
+
+    @classmethod
+    def zeros(cls, games: int) -> "CubeCounts":
+        return cls(*(np.zeros((games, 2), dtype=np.int16) for _ in range(4)))
+
+
+def cube_decisions(policies, state: GameState, rows: np.ndarray, rules: CubeRules,
+                   counts: CubeCounts | None = None, on_cube=None) -> np.ndarray:
+    """The cube before the roll of the games ``rows``: offers where the rules allow, then
+    answers; updates the cube, the points of passed games and ``counts`` in place.
+
+    Returns (len(rows),) bool: games ended by a passed double.
     """
-    _, opponent = on_board(boards)
-    gammon = opponent == checkers
-    back = (boards[:, OPP_BAR] < 0) | (boards[:, 1:7] < 0).any(axis=1)
-    return np.where(gammon, np.where(back, BACKGAMMON, GAMMON), SINGLE).astype(np.int8)
+    cube = state.cube
+    over = np.zeros(len(rows), dtype=bool)
+    can = np.flatnonzero(may_double(Cube(cube.value[rows], cube.owner[rows]), rules))
+    for doubler in (0, 1):
+        at = can[state.seat[rows[can]] == doubler]  # positions in rows
+        if len(at) == 0:
+            continue
+        g = rows[at]
+        doubled = offers(policies[doubler], state.boards[g], cube.value[g], cube.owner[g])
+        at, g = at[doubled], g[doubled]
+        if len(g) == 0:
+            continue
+        taker = 1 - doubler
+        before = Cube(cube.value[g], cube.owner[g])
+        answer = legal_responses(
+            responses(policies[taker], state.boards[g], before.value, before.owner), before,
+            rules)
+        if counts is not None:
+            counts.offers[g, doubler] += 1
+            for code, tally in ((PASS, counts.passes), (TAKE, counts.takes),
+                                (BEAVER, counts.beavers)):
+                tally[g[answer == code], taker] += 1
+        if on_cube is not None:
+            on_cube(g, np.full(len(g), doubler), 2 * before.value, answer)
+        dropped = answer == PASS
+        won = pass_points(before)[dropped]
+        state.points[g[dropped]] = won if doubler == 0 else -won
+        over[at[dropped]] = True
+        after = accept(before, answer)
+        cube.value[g], cube.owner[g] = after.value, after.owner
+    return over
 
 
-__all__ = ["roll", "opening_roll", "finished", "result_points", "SINGLE", "GAMMON",
-           "BACKGAMMON", "BAR"]
+@dataclass
+class Results:
+    """Outcome of G games, from seat 0's view.
+
+    points: (G,) int32 -- seat 0's points: +1/+2/+3 (times the cube) when seat 0 won,
+            negative when seat 1 won, 0 when the game hit the ply limit unfinished
+    plies:  (G,) int32 -- plays made (passes of the dice included) in each game
+    With the cube (else None): ``cube`` (G,) int32 the value at the end (for a passed
+    double: the value won), ``passed`` (G,) bool the game ended on a passed double, and
+    ``offers``, ``takes`` (plain takes), ``beavers``, ``passes``: (G, 2) int16 per seat.
+    """
+
+    points: np.ndarray
+    plies: np.ndarray
+    cube: np.ndarray | None = None
+    passed: np.ndarray | None = None
+    offers: np.ndarray | None = None
+    takes: np.ndarray | None = None
+    beavers: np.ndarray | None = None
+    passes: np.ndarray | None = None
+
+
+def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
+         variant: str | Rules = "standard", max_plies: int = 10_000,
+         on_position: Callable[[np.ndarray, np.ndarray], None] | None = None,
+         dice: DiceTable | None = None, dice_rows: np.ndarray | None = None,
+         on_play: Callable[..., None] | None = None, cube: CubeRules | None = None,
+         ties: np.ndarray | None = None, on_cube=None) -> Results:
+    """Play ``games`` games between policies[0] (seat 0) and policies[1] (seat 1).
+
+    The opening roll decides who moves first and is that seat's first roll. Dice come from
+    ``dice`` (row ``dice_rows[g]`` for game g) when given, else from a new table drawn from
+    ``rng``. Every position a seat faces, with its roll, is passed to
+    ``on_position(boards, dice)`` when given; every play made, to
+    ``on_play(games, seats, boards, dice, afterstates)`` (games (M,) indices, for recording).
+
+    With ``cube`` (the cube's rules) the games are cubeful money games: before every roll
+    but the opening one the player on roll may double (``cube_decisions``); ``ties`` (one
+    per dice row) counts the tied opening throws that trigger automatic doubles, drawn from
+    ``rng`` when not given; ``on_cube(games, doubler_seats, values, answers)`` is told every
+    double offered. The cubeless game is the same loop without that step, on the same dice.
+    """
+    rules = get_variant(variant)
+    if dice is None:
+        dice = DiceTable(rng, games)
+    rows = np.arange(games) if dice_rows is None else np.asarray(dice_rows)
+    counts = None
+    cubes = None
+    if cube is not None:
+        if ties is None:
+            ties = opening_ties(rng, len(dice.first))
+        cubes = start_cubes(np.asarray(ties)[rows], cube)  # owner relative to the seat on roll
+        counts = CubeCounts.zeros(games)
+    state = new_games(rules, dice.first[rows], cubes)
+    passed = np.zeros(games, dtype=bool)
+    roll = dice.opening[rows]
+    live = np.arange(games)
+    for ply in range(max_plies):
+        if len(live) == 0:
+            break
+        if ply > 0:  # the opening roll is played at once: no decision before it
+            if cube is not None:
+                over = cube_decisions(policies, state, live, cube, counts, on_cube)
+                passed[live[over]] = True
+                live = live[~over]
+            roll = dice.roll(rows[live], ply)
+        boards = state.boards[live]
+        if on_position is not None:
+            on_position(boards, roll)
+        after = play_turn(policies, boards, state.seat[live], roll, rules)
+        if on_play is not None:
+            on_play(live, state.seat[live], boards, roll, after)
+        won = end_turn(state, live, after, rules, cube)
+        live = live[won == 0]
+    if cube is None:
+        return Results(state.points, state.plies)
+    return Results(state.points, state.plies, state.cube.value, passed, counts.offers,
+                   counts.takes, counts.beavers, counts.passes)
+
+
+__all__ = ["GameState", "Policy", "Results", "CubeCounts", "new_games", "restart",
+           "random_policy", "play_turn", "end_turn", "cube_decisions", "play"]

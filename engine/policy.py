@@ -1,7 +1,7 @@
 """What a bot is: a scorer of afterstates, and a policy that plays the best-scored one.
 
 Every bot scores the legal results of a batch of positions in one call; the game loop
-(engine.loop.play) calls the bot itself as a policy. ``hint`` ranks plays by these scores.
+(engine.game.play) calls the bot itself as a policy. ``hint`` ranks plays by these scores.
 It lives in the engine so that both the models and the heuristic bots can build on it.
 """
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .board import CELLS
-from .loop import play, random_policy
+from .dice import ROLLS
+from .game import play, random_policy
 
 
 def from_random_play(rng: np.random.Generator, games: int,
@@ -53,5 +54,5 @@ def synthetic(rng: np.random.Generator, n: int, checkers: int = 15) -> np.ndarra
     return boards
 
 
-ALL_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int8)
+ALL_ROLLS = ROLLS  # the 21 distinct rolls
 """The 21 distinct rolls, larger die first: (21, 2)."""

@@ -17,7 +17,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the targets are st
 
 import numpy as np  # noqa: E402
 
-from engine import posid, reference  # noqa: E402
+from engine import reference
+from engine.formats import posid  # noqa: E402
 from engine.movegen import legal_plays  # noqa: E402
 from engine.sample import from_random_play  # noqa: E402
 

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from engine.loop import play
+from engine.game import play
 from model.cube import cube_equities, decide_from
 
 from .bot import PubevalBot

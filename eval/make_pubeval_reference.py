@@ -37,9 +37,9 @@ import numpy as np
 if __package__ in (None, ""):  # run as a file: make the repository's packages importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import posid  # noqa: E402
+from engine.formats import posid  # noqa: E402
 from engine.board import flip  # noqa: E402
-from engine.loop import play, random_policy  # noqa: E402
+from engine.game import play, random_policy  # noqa: E402
 from engine.movegen import legal_plays  # noqa: E402
 from eval.gnubg_bot import gnubg_board  # noqa: E402
 from eval.pubeval import is_race  # noqa: E402

@@ -1,7 +1,7 @@
 """Matches between two bots: many cubeless money games in batches, with honest statistics.
 
 ``run_match(a, b, games, seed)`` plays ``games`` games of A against B through the one game
-loop (``engine.loop.play``), a chunk of games at a time in lock-step, and returns a
+loop (``engine.game.play``), a chunk of games at a time in lock-step, and returns a
 ``MatchResult`` whose statistics are all from A's side.
 
 Paired dice (the default): each dice sequence of a ``DiceTable`` is played twice, once with
@@ -15,9 +15,12 @@ independent (``ci95_unpaired``, reported beside it to show what pairing buys).
 Reproducible bit for bit: the dice and each bot's seed are drawn from ``seed`` (through
 ``numpy.random.SeedSequence``), so the same seed, games and chunk size replay the same games.
 
-With ``cube=CubeRules(...)`` the games are cubeful money games (``eval.cube_match``): the
-points are cube value x 1/2/3 (or the cube value on a pass) and ``MatchResult.cube`` holds
-what the cube did; the pairing and the statistics are the same.
+With ``cube=CubeRules(...)`` the games are cubeful money games (the same loop with the
+cube's decisions before each roll): the points are cube value x 1/2/3 (or the cube value on
+a pass) and ``MatchResult.cube`` holds what the cube did (``CubeStats``); the pairing (each
+dice sequence, and its tied opening throws for automatic doubles, played twice with the
+seats swapped) and the statistics are the same. This is the one paired-dice match runner:
+``gammon match``, cubeful matches and the trainer's evaluation against pubeval use it.
 """
 
 from __future__ import annotations
@@ -28,17 +31,63 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.cube import CubeRules
+from engine.cube import CubeRules, opening_ties
 from engine.dice import DiceTable
-from engine.loop import play
-from engine.record import renumbered
+from engine.formats.record import renumbered
+from engine.game import play
 
 from .bot import Bot
-from .cube_match import CubeStats, play_cube_chunk
 from .registry import make_bot
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 CHUNK = 2000  # games played in lock-step at a time
+
+
+@dataclass
+class CubeStats:
+    """What the cube did in a match; columns (G, 2) are (A, B).
+
+    values: (G,) int32 -- cube value at the end of each game (the value won on a pass)
+    passed: (G,) bool -- the game ended on a passed double
+    offers, takes, beavers, passes: (G, 2) int16 -- doubles offered, taken, beavered and
+        passed by A and by B (a take or pass is by the side that was doubled)
+    """
+
+    rules: CubeRules
+    values: np.ndarray
+    passed: np.ndarray
+    offers: np.ndarray
+    takes: np.ndarray
+    beavers: np.ndarray
+    passes: np.ndarray
+
+    @classmethod
+    def concat(cls, parts: list["CubeStats"]) -> "CubeStats":
+        """One record of several chunks of the same match, in order."""
+        keys = ("values", "passed", "offers", "takes", "beavers", "passes")
+        return cls(parts[0].rules, *(np.concatenate([getattr(p, k) for p in parts])
+                                     for k in keys))
+
+    def histogram(self) -> dict[int, int]:
+        """Games by the cube value they ended at, lowest value first."""
+        values, counts = np.unique(self.values, return_counts=True)
+        return {int(v): int(c) for v, c in zip(values, counts)}
+
+    def totals(self) -> dict[str, tuple[int, int]]:
+        """(A, B) totals of offers, takes, beavers and passes."""
+        return {k: tuple(int(x) for x in getattr(self, k).sum(axis=0))
+                for k in ("offers", "takes", "beavers", "passes")}
+
+    def to_dict(self) -> dict:
+        """Plain JSON values: the rules, the histogram and the (A, B) counts."""
+        out = {"jacoby": self.rules.jacoby, "beavers_allowed": self.rules.beavers,
+               "auto_doubles": self.rules.auto_doubles, "max_cube": self.rules.max_cube,
+               "cube_values": {str(v): c for v, c in self.histogram().items()},
+               "mean_cube": float(self.values.mean()) if len(self.values) else None,
+               "games_passed": int(self.passed.sum())}
+        for key, (a, b) in self.totals().items():
+            out[f"{key}_a"], out[f"{key}_b"] = a, b
+        return out
 
 
 def ci95(values: np.ndarray) -> float:
@@ -56,12 +105,12 @@ def ci95(values: np.ndarray) -> float:
 class MatchResult:
     """The games of a match and their statistics, all from A's side.
 
-    points: (G,) int8 -- A's points in each game: +1/+2/+3 for a single/gammon/backgammon
+    points: (G,) int32 -- A's points in each game: +1/+2/+3 for a single/gammon/backgammon
             win, negative for a loss, 0 for a game cut off unfinished at the ply limit;
-            with the cube (G,) int32, times the cube value (the cube value on a pass)
+            with the cube times the cube value (the cube value on a pass)
     plies:  (G,) int32 -- plays made (passes included) in each game
     paired: games 2i and 2i+1 shared one dice sequence with the seats swapped
-    cube:   the cube statistics of a cubeful match (``eval.cube_match.CubeStats``), else None
+    cube:   the cube statistics of a cubeful match (``CubeStats``), else None
     Gammons count gammons and backgammons together, as gnubg does; backgammons alone too.
     With the cube, a game counts as a gammon (backgammon) when it scored 2 (3) times the
     cube; a pass counts as neither.
@@ -201,29 +250,51 @@ def _label(bot: Bot | str) -> str:
 
 
 def play_chunk(a: Bot, b: Bot, games: int, rng: np.random.Generator, variant: str,
-               paired: bool, max_plies: int = 10_000,
-               on_position=None, on_play=None) -> tuple[np.ndarray, np.ndarray]:
-    """``games`` games of A against B: A's points (G,) int8 and plies (G,) int32.
+               paired: bool, max_plies: int = 10_000, on_position=None, on_play=None,
+               cube: CubeRules | None = None, on_cube=None):
+    """``games`` games of A against B: A's points (G,) int32, plies (G,) int32 and, with
+    the cube, its statistics (else None).
 
-    Paired: games // 2 dice sequences, each played with A in seat 0 (game 2i) and then with
-    B in seat 0 (game 2i + 1). Unpaired: A always sits in seat 0; the opening roll decides
-    who starts, so the seat gives no edge. ``on_play`` (``engine.loop.play``) is told the
-    plays with this chunk's game numbers and the players A = 0, B = 1 for seats.
+    Paired: games // 2 dice sequences (and tied opening throws), each played with A in
+    seat 0 (game 2i) and then with B in seat 0 (game 2i + 1). Unpaired: A always sits in
+    seat 0; the opening roll decides who starts, so the seat gives no edge. ``on_play`` and
+    ``on_cube`` (``engine.game.play``) are told the plays and doubles with this chunk's
+    game numbers and the players A = 0, B = 1 for seats.
     """
     if not paired:
-        r = play((a, b), games, rng, variant, max_plies, on_position, on_play=on_play)
-        return r.points, r.plies
+        r = play((a, b), games, rng, variant, max_plies, on_position, on_play=on_play,
+                 cube=cube, on_cube=on_cube)
+        return r.points, r.plies, None if cube is None else _stats(cube, r, r)
     pairs = games // 2
     table = DiceTable(rng, pairs)
+    ties = None if cube is None else opening_ties(rng, pairs)
     ab = play((a, b), pairs, rng, variant, max_plies, on_position, dice=table,
-              on_play=renumbered(on_play, 2, 0, False))
+              on_play=renumbered(on_play, 2, 0, False), cube=cube, ties=ties,
+              on_cube=renumbered(on_cube, 2, 0, False))
     ba = play((b, a), pairs, rng, variant, max_plies, on_position, dice=table,
-              on_play=renumbered(on_play, 2, 1, True))
-    points = np.empty(2 * pairs, dtype=np.int8)  # (G,)
-    points[0::2], points[1::2] = ab.points, -ba.points
-    plies = np.empty(2 * pairs, dtype=np.int32)  # (G,)
-    plies[0::2], plies[1::2] = ab.plies, ba.plies
-    return points, plies
+              on_play=renumbered(on_play, 2, 1, True), cube=cube, ties=ties,
+              on_cube=renumbered(on_cube, 2, 1, True))
+    points = _interleave(ab.points, -ba.points)
+    plies = _interleave(ab.plies, ba.plies)
+    return points, plies, None if cube is None else _stats(cube, ab, ba)
+
+
+def _interleave(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Games 2i from ``first`` and 2i + 1 from ``second`` (same leading shape)."""
+    out = np.empty((2 * len(first),) + first.shape[1:], dtype=first.dtype)
+    out[0::2], out[1::2] = first, second
+    return out
+
+
+def _stats(rules: CubeRules, ab, ba) -> CubeStats:
+    """Cube statistics with columns (A, B): ``ab`` had A in seat 0, ``ba`` B in seat 0
+    (for an unpaired chunk both are the same results and nothing is interleaved)."""
+    if ab is ba:
+        return CubeStats(rules, ab.cube, ab.passed, ab.offers, ab.takes, ab.beavers, ab.passes)
+    pick = {k: _interleave(getattr(ab, k), getattr(ba, k)[:, ::-1])
+            for k in ("offers", "takes", "beavers", "passes")}
+    return CubeStats(rules, _interleave(ab.cube, ba.cube), _interleave(ab.passed, ba.passed),
+                     **pick)
 
 
 def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None = None,
@@ -242,7 +313,7 @@ def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None =
     ``chunk`` at a time in lock-step, with a tqdm bar on stderr when ``progress`` and
     stderr is a terminal. ``on_position`` is handed to the game loop; ``on_play`` is told
     every play with the match's game numbers and A = 0, B = 1, and ``on_cube`` every double
-    (cubeful games; see ``engine.cube_loop.play_cubeful``).
+    (cubeful games; see ``engine.game.play``).
     """
     if games < 1:
         raise ValueError(f"a match needs at least one game, got {games}")
@@ -258,13 +329,10 @@ def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None =
     with _progress_bar(games, progress) as bar:
         for done in range(0, games, chunk):
             size = min(chunk, games - done)
-            if cube is None:
-                p, n = play_chunk(a, b, size, rng, variant, paired, max_plies, on_position,
-                                  renumbered(on_play, 1, done, False))
-            else:
-                p, n, c = play_cube_chunk(a, b, size, rng, variant, paired, cube, max_plies,
-                                          renumbered(on_play, 1, done, False),
-                                          renumbered(on_cube, 1, done, False))
+            p, n, c = play_chunk(a, b, size, rng, variant, paired, max_plies, on_position,
+                                 renumbered(on_play, 1, done, False), cube,
+                                 renumbered(on_cube, 1, done, False))
+            if c is not None:
                 cubes.append(c)
             points.append(p)
             plies.append(n)

@@ -37,6 +37,7 @@ import numpy as np
 
 from engine.movegen import Plays
 from engine.policy import best_per_root
+from engine.rules import STANDARD
 
 # fmt: off
 # Tesauro's published contact weights (pubeval.c, "wc"): 24 points x 5 units, bar, off.
@@ -171,27 +172,10 @@ def _highest(b: list[int]) -> int:
     return 0
 
 
-def _step(b: list[int], point: int, die: int, highest: int) -> list[int] | None:
-    """One checker from ``point`` by ``die`` on a board list, or None if not legal."""
-    if point != 25 and b[25] > 0:
-        return None  # a checker on the bar must enter first
-    target = point - die
-    if target <= 0:
-        # bearing off: all home, and an exact roll or the rearmost checker
-        if highest > 6 or (point != highest and point != die):
-            return None
-        after = b.copy()
-        after[point] -= 1
-        return after
-    if b[target] <= -2:
-        return None
-    after = b.copy()
-    after[point] -= 1
-    if after[target] == -1:
-        after[target] = 0
-        after[0] -= 1
-    after[target] += 1
-    return after
+def _step(b: list[int], point: int, die: int) -> list[int] | None:
+    """One checker from ``point`` by ``die`` (the rules' own step), or None if not legal."""
+    moved = STANDARD.step(b, point, die)
+    return None if isinstance(moved, str) else list(moved[0])
 
 
 def _gnubg_sequences(b: list[int], d1: int, d2: int):
@@ -210,12 +194,11 @@ def _gnubg_sequences(b: list[int], d1: int, d2: int):
         for second_pass, (a, c) in enumerate(((d1, d2), (d2, d1))):
             top = _highest(b)
             for p1 in range(top, 0, -1):
-                b1 = _step(b, p1, a, top) if b[p1] > 0 else None
+                b1 = _step(b, p1, a) if b[p1] > 0 else None
                 if b1 is None:
                     continue
-                top2 = _highest(b1)
                 for p2 in range(p1 - second_pass, 0, -1):
-                    b2 = _step(b1, p2, c, top2) if b1[p2] > 0 else None
+                    b2 = _step(b1, p2, c) if b1[p2] > 0 else None
                     if b2 is not None:
                         yield 2, b2
                 # a one-die play ranks by the distance it moves (to the edge when off)
@@ -223,9 +206,8 @@ def _gnubg_sequences(b: list[int], d1: int, d2: int):
         return
 
     def deeper(board: list[int], start: int, used: int):
-        top = _highest(board)
         for p in range(start, 0, -1):
-            after = _step(board, p, d1, top) if board[p] > 0 else None
+            after = _step(board, p, d1) if board[p] > 0 else None
             if after is None:
                 continue
             yield used + 1, after

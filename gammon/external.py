@@ -1,7 +1,7 @@
 """GNU Backgammon's external player protocol: a bot answering ``board:...`` lines on a socket.
 
 gnubg (``set player 1 external HOST:PORT``) connects and, whenever that player must act,
-sends one FIBS board line (``engine.fibs``; gnubg ends it with a newline and a NUL byte).
+sends one FIBS board line (``engine.formats.fibs``; gnubg ends it with a newline and a NUL byte).
 The answer is one line:
 
 - a play, when the dice are rolled: its steps from the mover's side in gnubg's plain
@@ -25,9 +25,9 @@ import numpy as np
 
 from engine.board import flip
 from engine.rules import variant as get_variant
-from engine.cube import BEAVER, PASS
-from engine.fibs import FibsBoard, parse_board
-from engine.matfile import play_text
+from engine.cube import BEAVER, PASS, flip_owner
+from engine.formats.fibs import FibsBoard, parse_board
+from engine.formats.matfile import play_text
 from engine.movegen import legal_plays
 
 
@@ -36,7 +36,8 @@ class ExternalPlayer:
     them: without, it never doubles and always takes)."""
 
     def __init__(self, bot, variant: str = "standard"):
-        self.bot, self.checkers = bot, get_variant(variant).checkers
+        self.bot, self.rules = bot, get_variant(variant)
+        self.checkers = self.rules.checkers
 
     def answer(self, line: str) -> str | None:
         """The answer to one line (no newline); None for a blank line (nothing to answer)."""
@@ -59,7 +60,7 @@ class ExternalPlayer:
         """The bot's play for the roll in gnubg's plain notation; '' when it cannot move."""
         boards = state.board[None]  # (1, 26)
         dice = np.array([state.dice])  # (1, 2)
-        plays = legal_plays(boards, dice)
+        plays = legal_plays(boards, dice, self.rules)
         if plays.dice_used[0] == 0:
             return ""
         row = int(self.bot.choose(plays, boards, dice)[0])
@@ -81,9 +82,8 @@ class ExternalPlayer:
         respond = getattr(self.bot, "respond", None)
         if respond is None:
             return "take"
-        # the doubler is on roll: his board, and the cube owner seen from him (the cube was
-        # centred or his before the offer)
-        owner = np.array([-state.cube_owner if state.cube_owner < 0 else 0], dtype=np.int8)
+        # the doubler is on roll: his board, and the cube owner seen from him
+        owner = flip_owner(np.array([state.cube_owner], dtype=np.int8))
         answer = int(np.asarray(respond(flip(state.board)[None], np.array([state.cube]),
                                         owner))[0])
         return {PASS: "drop", BEAVER: "beaver"}.get(answer, "take")

@@ -7,10 +7,10 @@ from typing import Callable
 
 import numpy as np
 
-from engine import posid
+from engine.formats import posid
 from engine.rules import variant as get_variant
 from engine.movegen import legal_plays
-from engine.notation import format_play
+from engine.formats.notation import format_play
 
 from .errors import UsageError
 

@@ -1,11 +1,15 @@
 """A person against a bot at the terminal: games of a money session, turn by turn.
 
 The person is X and always sees the board from their side. Each turn of theirs shows the
-board and the roll, reads a play in Magriel notation (``engine.notation.parse_play``, which
+board and the roll, reads a play in Magriel notation (``engine.formats.notation.parse_play``, which
 says what is wrong with a play it cannot accept), shows the result and waits for Enter to
 confirm or ``undo`` to take it back. Commands: hint, auto, board, double, take, pass,
 resign, save FILE, quit, help. Bad input gets a message and a new prompt; the end of input
-ends the session cleanly. Every game is recorded as a ``.mat`` match (``engine.matfile``).
+ends the session cleanly. Every game is recorded as a ``.mat`` match (``engine.formats.matfile``).
+
+The game itself is one game of the game loop (``engine.game``: its state, ``end_turn`` for
+the end of the game and its points) under the cube's rules (``engine.cube``); this module
+only talks to the person.
 """
 
 from __future__ import annotations
@@ -15,14 +19,17 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import cube as cube_rules
 from engine.board import flip
-from engine.rules import start_boards, variant as get_variant
 from engine.cube import PASS, Cube, CubeRules, legal_responses
-from engine.diagram import diagram
-from engine.game import finished, opening_roll, result_points
-from engine.matfile import DOUBLE, DROP, PLAY, TAKE, Action, Game, Match, format_match, play_text
+from engine.dice import opening_roll
+from engine.formats.diagram import diagram
+from engine.formats.matfile import (DOUBLE, DROP, PLAY, TAKE, Action, Game, Match, format_match,
+                                    play_text)
+from engine.formats.notation import format_play, parse_play
+from engine.game import end_turn, new_games
 from engine.movegen import legal_plays
-from engine.notation import format_play, parse_play
+from engine.rules import variant as get_variant
 
 from .console import Console, EndOfInput, read_dice
 
@@ -62,7 +69,8 @@ class Session:
                  variant: str = "standard", rules: CubeRules | None = None,
                  manual_dice: bool = False, name: str = "human"):
         self.bot, self.bot_name, self.console, self.rng = bot, bot_name, console, rng
-        self.variant, self.checkers = variant, get_variant(variant).checkers
+        self.variant = get_variant(variant)
+        self.checkers = self.variant.checkers
         self.rules, self.manual = rules, manual_dice
         self.name = name
         self.match = Match((name, bot_name), 0, [], variant)
@@ -123,11 +131,12 @@ class Session:
         """One game from the opening roll to its end."""
         self.game = Game()
         self.match.games.append(self.game)
-        self.cube, self.owner = 1, None  # owner: HUMAN, BOT or None (centred)
         self.say(f"\nGame {len(self.match.games)}: {self.name} (X) against "
                  f"{self.bot_name} (O).")
         first, dice = self.opening_roll()
-        self.turn, self.board = first, start_boards(1, self.variant)[0]
+        # the seats are the .mat players: HUMAN 0, BOT 1
+        self.state = new_games(self.variant, [first],
+                               Cube.centred(1) if self.rules is not None else None)
         try:
             while self.game.winner is None:
                 if self.turn == HUMAN:
@@ -185,7 +194,7 @@ class Session:
         d1, d2 = dice
         self.show_board(f"X to play {max(d1, d2)}-{min(d1, d2)}")
         boards = self.board[None]
-        plays = legal_plays(boards, np.array([[d1, d2]]))
+        plays = legal_plays(boards, np.array([[d1, d2]]), self.variant)
         if plays.dice_used[0] == 0:
             self.say(f"You rolled {max(d1, d2)}-{min(d1, d2)} and cannot move.")
             self.commit(HUMAN, plays, 0, (d1, d2))
@@ -211,7 +220,7 @@ class Session:
                              f"or 'help' for the commands.")
                     continue
                 try:
-                    row = parse_play(text, self.board, d1, d2, plays)
+                    row = parse_play(text, self.board, d1, d2, plays, self.variant)
                 except ValueError as e:
                     self.say(f"Not a legal play: {e}.")
                     continue
@@ -277,15 +286,15 @@ class Session:
             self.end(HUMAN, value, "pass")
         self.say(f"{self.bot_name} takes: the cube is at {2 * value}, {self.bot_name}'s.")
         self.game.actions.append(Action(BOT, TAKE))
-        self.cube, self.owner = 2 * value, BOT
+        self.accept_double()
 
     def bot_answer(self, respond) -> str:
         """The bot's take or pass of the person's double (a beaver, if any, counts as a
         take: these sessions play without beavers)."""
-        owner = np.array([self.owner_from(HUMAN)], dtype=np.int8)
-        raw = respond(self.board[None], np.array([self.cube]), owner)
+        cube = self.state.cube  # the person is on roll: the owner is seen from the doubler
+        raw = respond(self.board[None], cube.value.copy(), cube.owner.copy())
         rules = self.rules or CubeRules()
-        answer = legal_responses(np.asarray(raw), Cube(np.array([self.cube], np.int32), owner),
+        answer = legal_responses(np.asarray(raw), cube,
                                  CubeRules(rules.jacoby, False, rules.auto_doubles,
                                            rules.max_cube))[0]
         return DROP if answer == PASS else TAKE
@@ -299,7 +308,7 @@ class Session:
             dice = self.roll(BOT)
         d1, d2 = dice
         boards, roll = self.board[None], np.array([[d1, d2]])
-        plays = legal_plays(boards, roll)
+        plays = legal_plays(boards, roll, self.variant)
         roll_text = f"{max(d1, d2)}-{min(d1, d2)}"
         if plays.dice_used[0] == 0:
             self.say(f"{self.bot_name} rolls {roll_text} and cannot move.")
@@ -314,8 +323,8 @@ class Session:
         offer = getattr(self.bot, "offer_double", None)
         if offer is None:
             return False
-        owner = np.array([self.owner_from(BOT)], dtype=np.int8)
-        return bool(np.asarray(offer(self.board[None], np.array([self.cube]), owner))[0])
+        cube = self.state.cube  # the bot is on roll: the owner is seen from the doubler
+        return bool(np.asarray(offer(self.board[None], cube.value.copy(), cube.owner.copy()))[0])
 
     def bot_doubles(self) -> None:
         value = self.cube
@@ -327,7 +336,7 @@ class Session:
             word, arg = _split(text)
             if word in ("take", "t"):
                 self.game.actions.append(Action(HUMAN, TAKE))
-                self.cube, self.owner = 2 * value, HUMAN
+                self.accept_double()
                 self.say(f"You take: the cube is at {2 * value}, yours.")
                 return
             if word in ("pass", "drop", "p"):
@@ -345,14 +354,14 @@ class Session:
         d1, d2 = sorted(dice, reverse=True)
         text = play_text(plays.steps[row], plays.hits[row]) if plays.dice_used[row] else ""
         self.game.actions.append(Action(player, PLAY, (d1, d2), text))
-        if finished(after[None])[0]:
-            kind = int(result_points(after[None], self.checkers)[0])
-            if self.rules is not None and self.rules.jacoby and self.owner is None:
-                kind = 1
+        cube_value = self.cube
+        kind = int(end_turn(self.state, np.zeros(1, np.int64), after[None], self.variant,
+                            self.rules)[0])
+        if kind:
+            points = abs(int(self.state.points[0]))
+            kind = points // cube_value  # 1 under Jacoby with the cube centred
             who = "You win" if player == HUMAN else f"{self.bot_name} wins"
-            self.end(player, kind * self.cube, f"{who} {RESULTS[kind]}", raise_=False)
-            return
-        self.board, self.turn = flip(after), 1 - player
+            self.end(player, points, f"{who} {RESULTS[kind]}", raise_=False)
 
     def end(self, winner: int, points: int, how: str, raise_: bool = True) -> None:
         """End the game: ``winner`` wins ``points``."""
@@ -410,18 +419,40 @@ class Session:
         mine = self.board if self.turn == HUMAN else flip(self.board)
         bots_view = flip(mine).copy()
         bots_view[bots_view > 0] = 0  # as if the bot had borne everything off
-        return int(result_points(bots_view[None], self.checkers)[0])
+        return int(self.variant.end_of_game(bots_view[None])[0])
+
+    # --- the game's state, as the loop keeps it -------------------------------------------------
+
+    @property
+    def board(self) -> np.ndarray:
+        """(26,) the position from the player on roll."""
+        return self.state.boards[0]
+
+    @property
+    def turn(self) -> int:
+        """The player on roll: HUMAN or BOT."""
+        return int(self.state.seat[0])
+
+    @property
+    def cube(self) -> int:
+        return int(self.state.cube.value[0]) if self.state.cube is not None else 1
+
+    @property
+    def owner(self) -> int | None:
+        """The player holding the cube: HUMAN, BOT or None (centred, or no cube)."""
+        held = int(self.state.cube.owner[0]) if self.state.cube is not None else 0
+        if held == 0:
+            return None
+        return self.turn if held > 0 else 1 - self.turn
 
     def may_double(self, player: int) -> bool:
-        rules = self.rules
-        return (rules is not None and self.owner in (None, player)
-                and 2 * self.cube <= rules.max_cube)
+        """Whether ``player``, on roll, may double now (``engine.cube.may_double``)."""
+        return (self.rules is not None and player == self.turn
+                and bool(cube_rules.may_double(self.state.cube, self.rules)[0]))
 
-    def owner_from(self, player: int) -> int:
-        """The cube owner seen by ``player``: +1 theirs, 0 centred, -1 the other's."""
-        if self.owner is None:
-            return 0
-        return 1 if self.owner == player else -1
+    def accept_double(self) -> None:
+        """The player not on roll took a double: the cube doubles and goes to them."""
+        self.state.cube = cube_rules.accept(self.state.cube, np.array([cube_rules.TAKE]))
 
     def owner_words(self) -> str:
         return {None: "centred", HUMAN: "yours", BOT: f"{self.bot_name}'s"}[self.owner]

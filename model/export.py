@@ -69,7 +69,7 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, check_games: int 
     size = export_net(net, spec["encoding"], spec["variant"], out, Path(checkpoint).name)
     bot = load_bot_file(out)
     boards = sample_afterstates(check_games, seed, spec["variant"])
-    torch_probs = NetEvaluator(net, spec["encoding"], bot.evaluator.checkers)(boards)
+    torch_probs = NetEvaluator(net, spec["encoding"], spec["variant"])(boards)
     numpy_probs = bot.evaluator(boards)
     diff = float(np.abs(torch_probs - numpy_probs).max()) if len(boards) else 0.0
     return ExportReport(Path(out), size, bot.evaluator.net.meta, len(boards), diff)

@@ -1,10 +1,8 @@
 """The value network: an MLP from encoded positions to six exclusive outcome probabilities.
 
 The six outcomes, from the player on roll: win by backgammon, by gammon, single win,
-single loss, loss by gammon, loss by backgammon. A softmax over them keeps gnubg's five
-outputs consistent by construction: P(win) = first three, P(wg) = first two (gammons
-include backgammons), P(wbg) = first, P(lg) = last two, P(lbg) = last. Changing sides
-reverses the six (``flip_outcomes``): a probability vector is not negated.
+single loss, loss by gammon, loss by backgammon (``engine.outcomes``). A softmax over them
+keeps gnubg's five outputs consistent by construction.
 """
 
 from __future__ import annotations
@@ -13,8 +11,8 @@ import numpy as np
 import torch
 from torch import nn
 
-# points won by the player on roll in each exclusive outcome
-OUTCOME_POINTS = (3.0, 2.0, 1.0, -1.0, -2.0, -3.0)
+from engine import outcomes
+from engine.outcomes import OUTCOME_POINTS  # noqa: F401  (points of the six outcomes)
 
 
 class ValueNet(nn.Module):
@@ -84,18 +82,17 @@ _OFFSETS = (np.arange(24) * 31 + 15)[None, :]  # row of (point, count) in the ta
 
 
 def flip_outcomes(p: torch.Tensor | np.ndarray):
-    """The same outcomes seen by the other player: the six reversed."""
-    return p.flip(-1) if isinstance(p, torch.Tensor) else p[..., ::-1]
+    """The same outcomes seen by the other player: the six reversed (tensors too)."""
+    return p.flip(-1) if isinstance(p, torch.Tensor) else outcomes.flip_outcomes(p)
 
 
 def five_outputs(p: np.ndarray) -> np.ndarray:
     """gnubg's five from the six: P(win), P(wg), P(wbg), P(lg), P(lbg). (..., 6) -> (..., 5)."""
-    return np.stack([p[..., 0] + p[..., 1] + p[..., 2], p[..., 0] + p[..., 1], p[..., 0],
-                     p[..., 4] + p[..., 5], p[..., 5]], axis=-1)
+    return outcomes.to_five(p)
 
 
 def equity(p):
-    """Cubeless equity of six-outcome probabilities (..., 6) -> (...): points per game."""
+    """Cubeless equity of six-outcome probabilities (..., 6) -> (...): tensors or arrays."""
     if isinstance(p, torch.Tensor):
         return p @ torch.tensor(OUTCOME_POINTS, dtype=p.dtype)
-    return np.asarray(p) @ np.array(OUTCOME_POINTS)
+    return outcomes.equity(p)

@@ -20,17 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import flip
-from engine.rules import variant as get_variant
-from engine.game import finished, result_points
+from engine import outcomes
+from engine.outcomes import equity
 from engine.policy import Bot
+from engine.rules import variant as get_variant
 
 from . import botfile
 from .encoding import _POINT_UNITS, encoder
 
-# points won by the player on roll in each exclusive outcome, as model.net.OUTCOME_POINTS
-# (kept here because model.net imports torch; a test checks the two agree)
-OUTCOME_POINTS = np.array((3.0, 2.0, 1.0, -1.0, -2.0, -3.0))
 _PAIR_OFFSETS = (np.arange(12) * 31 * 31)[None, :]  # first row of each pair of points
 
 
@@ -49,7 +46,8 @@ class NumpyNet:
         self.meta = meta
         self.encoding, self.activation = meta["encoding"], meta["activation"]
         self.hidden = tuple(meta["hidden"])
-        self.checkers = get_variant(meta["variant"]).checkers
+        self.rules = get_variant(meta["variant"])
+        self.checkers = self.rules.checkers
         names = botfile.layer_names(self.hidden)
         # (fan_in, fan_out) transposed once, so every layer is x @ w + b
         self.layers = [(np.ascontiguousarray(arrays[f"{n}.weight"].T, dtype=np.float32),
@@ -108,6 +106,7 @@ class NumpyEvaluator:
 
     def __init__(self, net: NumpyNet):
         self.net, self.encoding, self.checkers = net, net.encoding, net.checkers
+        self.rules = net.rules
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
         if len(boards) == 0:
@@ -115,22 +114,8 @@ class NumpyEvaluator:
         return self.net.probabilities(boards)
 
     def after_play(self, afterstates: np.ndarray) -> np.ndarray:
-        """Probabilities (K, 6) for the player who just moved, of afterstates (K, 26).
-
-        The afterstate is flipped (the opponent is on roll), evaluated, and the outcomes
-        reversed; a play that bears off the last checker is valued by its result.
-        """
-        probs = np.ascontiguousarray(self(flip(afterstates))[:, ::-1])
-        won = finished(afterstates)
-        if won.any():
-            points = result_points(afterstates[won], self.checkers)
-            probs[won] = np.eye(6, dtype=np.float32)[3 - points]  # 3 -> win bg, 1 -> single
-        return probs
-
-
-def equity(probs: np.ndarray) -> np.ndarray:
-    """Cubeless equity (points per game) of six-outcome probabilities (..., 6) -> (...)."""
-    return np.asarray(probs) @ OUTCOME_POINTS
+        """Probabilities (K, 6) for the player who just moved (``engine.outcomes``)."""
+        return outcomes.after_play(self, afterstates, self.rules)
 
 
 class NumpyNetBot(Bot):

@@ -31,8 +31,7 @@ def load_net_bot(path: str | None = None, variant: str = "standard", plies: int 
     check_compatible(payload, path, variant=variant)
     torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
     net = build_net(payload, path)
-    from engine.rules import variant as get_variant
-    evaluator = NetEvaluator(net, payload["model"]["encoding"], get_variant(variant).checkers)
+    evaluator = NetEvaluator(net, payload["model"]["encoding"], variant)
     bot = NetPolicy(evaluator, plies=plies)
     bot.name = f"net:{path}"
     return bot

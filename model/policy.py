@@ -10,21 +10,26 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from engine import outcomes
 from engine.board import flip
-from engine.game import finished, result_points
+from engine.dice import ROLL_WEIGHTS, ROLLS
 from engine.movegen import Plays, legal_plays
+from engine.outcomes import equity, flip_outcomes
 from engine.policy import Bot, best_per_root
+from engine.rules import Rules, variant as get_variant
 
 from .encoding import encoder
-from .net import ValueNet, equity, flip_outcomes
+from .net import ValueNet
 
 
 class NetEvaluator:
     """Six-outcome probabilities of boards (N, 26) from the player on roll, batched."""
 
-    def __init__(self, net: ValueNet, encoding: str = "classic", checkers: int = 15,
-                 device: str | torch.device = "cpu"):
-        self.net, self.encoding, self.checkers = net, encoding, checkers
+    def __init__(self, net: ValueNet, encoding: str = "classic",
+                 variant: str | Rules = "standard", device: str | torch.device = "cpu"):
+        self.net, self.encoding = net, encoding
+        self.rules = get_variant(variant)
+        self.checkers = self.rules.checkers
         self.device = torch.device(device)
         self._encode = encoder(encoding)
 
@@ -41,17 +46,8 @@ class NetEvaluator:
         return torch.softmax(logits, dim=-1).float().cpu().numpy()
 
     def after_play(self, afterstates: np.ndarray) -> np.ndarray:
-        """Probabilities (K, 6) for the player who just moved, of afterstates (K, 26).
-
-        A play that bears off the last checker has won: its outcome is certain, not
-        estimated (the network never sees finished games).
-        """
-        probs = np.ascontiguousarray(flip_outcomes(self(flip(afterstates))))
-        won = finished(afterstates)
-        if won.any():
-            points = result_points(afterstates[won], self.checkers)
-            probs[won] = np.eye(6, dtype=np.float32)[3 - points]  # 3 -> win bg, 1 -> single
-        return probs
+        """Probabilities (K, 6) for the player who just moved (``engine.outcomes``)."""
+        return outcomes.after_play(self, afterstates, self.rules)
 
 
 class NetPolicy(Bot):
@@ -73,23 +69,31 @@ class NetPolicy(Bot):
         return equity(self.probabilities(plays))
 
 
-_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int8)
-_WEIGHTS = np.array([1 if a == b else 2 for a, b in _ROLLS], dtype=np.float64) / 36
 
 
 def two_ply(evaluator: NetEvaluator, afterstates: np.ndarray) -> np.ndarray:
     """Probabilities (K, 6) for the mover of afterstates, looking one roll ahead.
 
-    For each of the opponent's 21 rolls, the opponent picks its best reply at 0-ply; the
-    mover's probabilities are the roll-weighted mean of the resulting positions' values.
+    A play that ends the game is valued by its result. Otherwise, for each of the
+    opponent's 21 rolls, the opponent picks its best reply at 0-ply (a reply that ends the
+    game is valued by its result, so it is final); the mover's probabilities are the
+    roll-weighted mean of the outcomes after those replies.
     """
-    k = len(afterstates)
-    opponent = flip(afterstates)  # (K, 26) the opponent on roll
-    boards = np.repeat(opponent, len(_ROLLS), axis=0)  # (K*21, 26)
-    dice = np.tile(_ROLLS, (k, 1))
-    plays = legal_plays(boards, dice)
-    mine = evaluator(flip(plays.boards))  # (P, 6): mover on roll after the reply
-    reply_equity = -equity(mine)  # the replier's equity
-    chosen = best_per_root(reply_equity, plays.root, len(boards))
-    per_roll = mine[chosen].reshape(k, len(_ROLLS), 6)
-    return np.einsum("krs,r->ks", per_roll, _WEIGHTS).astype(np.float32)
+    rules = evaluator.rules
+    probs = np.zeros((len(afterstates), 6), dtype=np.float32)
+    points = rules.end_of_game(afterstates)
+    over = points != 0
+    probs[over] = outcomes.certain(points[over])
+    going = np.flatnonzero(~over)
+    k = len(going)
+    if k == 0:
+        return probs
+    opponent = flip(afterstates[going])  # (k, 26) the opponent on roll
+    boards = np.repeat(opponent, len(ROLLS), axis=0)  # (k*21, 26)
+    dice = np.tile(ROLLS, (k, 1))
+    plays = legal_plays(boards, dice, rules)
+    replier = evaluator.after_play(plays.boards)  # (P, 6) for the opponent who replied
+    chosen = best_per_root(equity(replier), plays.root, len(boards))
+    per_roll = flip_outcomes(replier[chosen]).reshape(k, len(ROLLS), 6)
+    probs[going] = np.einsum("krs,r->ks", per_roll, ROLL_WEIGHTS)
+    return probs

@@ -8,9 +8,9 @@ import numpy as np
 
 from engine.board import flip
 from engine.rules import start_boards
-from engine.matfile import PLAY, Game, Match, parse_match
+from engine.formats.matfile import PLAY, Game, Match, parse_match
 from engine.movegen import legal_plays
-from engine.notation import parse_play
+from engine.formats.notation import parse_play
 
 GNUBG = shutil.which("gnubg") or shutil.which("/usr/games/gnubg")
 

@@ -63,7 +63,7 @@ def test_check_board_names_the_problem():
 
 
 def test_engine_never_imports_torch():
-    code = "import sys, engine, engine.movegen, engine.game, engine.loop, engine.posid; " \
+    code = "import sys, engine, engine.movegen, engine.game, engine.game, engine.formats.posid; " \
            "import engine.reference, engine.sample; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

@@ -11,9 +11,9 @@ import pytest
 from engine.board import borne_off, flip, pip_counts
 from engine.rules import start_boards
 from engine.dice import DiceTable
-from engine.loop import play
+from engine.game import play
 from engine.movegen import legal_plays
-from engine.notation import parse_play
+from engine.formats.notation import parse_play
 from engine.sample import from_random_play
 from eval.bot import RandomBot
 from eval.heuristic import WEIGHTS, HeuristicBot, opponent_shots

@@ -1,4 +1,4 @@
-"""Cubeful money games: the loop (engine.cube_loop), paired matches with the cube, bots' cube
+"""Cubeful money games: the loop (engine.game), paired matches with the cube, bots' cube
 strategies (race rule, never-double baseline, the net's heads) and the registry names."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from engine.board import flip, pip_counts
 from engine.rules import start_boards
 from engine.cube import BEAVER, PASS, TAKE, CubeRules
-from engine.cube_loop import play_cubeful
+from engine.game import play
 from engine.cube_policy import CubeBot, NeverDouble
 from eval.bot import PubevalBot, RandomBot
 from eval.match import run_match
@@ -39,7 +39,7 @@ def bot(strategy, seed=0):
 
 def test_a_double_always_passed_ends_every_game_at_once_for_one_point():
     doubler, passer = Always(True, TAKE), Always(False, PASS)
-    r = play_cubeful((bot(doubler), bot(passer, 1)), 200, np.random.default_rng(0))
+    r = play((bot(doubler), bot(passer, 1)), 200, np.random.default_rng(0), cube=CubeRules())
     assert r.passed.all() and r.points.tolist() == [1] * 200
     assert r.cube.tolist() == [1] * 200
     # seat 0 doubles before its first roll after the opening: ply 1 or ply 2
@@ -49,7 +49,7 @@ def test_a_double_always_passed_ends_every_game_at_once_for_one_point():
 
 def test_cube_questions_see_the_doublers_position_before_the_roll():
     doubler, passer = Always(True, TAKE), Always(False, PASS)
-    play_cubeful((bot(doubler), bot(passer, 1)), 50, np.random.default_rng(1))
+    play((bot(doubler), bot(passer, 1)), 50, np.random.default_rng(1), cube=CubeRules())
     offers = [s[1:] for s in doubler.seen if s[0] == "offer"]
     answers = [s[1:] for s in passer.seen if s[0] == "respond"]
     assert len(offers) == len(answers) == 2  # ply 1 (seat 1 opened) and ply 2 (seat 0 did)
@@ -66,7 +66,7 @@ def test_cube_questions_see_the_doublers_position_before_the_roll():
 def test_a_double_always_taken_by_a_player_who_always_redoubles_climbs_to_the_maximum():
     rules = CubeRules(max_cube=8)
     both = Always(True, TAKE)
-    r = play_cubeful((bot(both), bot(both, 1)), 100, np.random.default_rng(2), rules)
+    r = play((bot(both), bot(both, 1)), 100, np.random.default_rng(2), cube=rules)
     assert (r.cube == 8).all() and not r.passed.any()
     assert (r.takes.sum(axis=1) == 3).all()  # 1 -> 2 -> 4 -> 8, then no more doubles
     assert (np.abs(r.offers[:, 0] - r.offers[:, 1]) <= 1).all()  # the sides alternate
@@ -76,20 +76,20 @@ def test_a_double_always_taken_by_a_player_who_always_redoubles_climbs_to_the_ma
 def test_a_beaver_quadruples_the_cube_and_the_beaverer_keeps_it():
     doubler, beaverer = Always(True, TAKE), Always(False, BEAVER)
     pair = (bot(doubler), bot(beaverer, 1))
-    r = play_cubeful(pair, 100, np.random.default_rng(3), CubeRules(beavers=True))
+    r = play(pair, 100, np.random.default_rng(3), cube=CubeRules(beavers=True))
     assert (r.cube == 4).all() and (r.beavers[:, 1] == 1).all()
     assert (r.offers[:, 0] == 1).all()  # the beaverer owns the cube: no second double
     assert (np.abs(r.points) % 4 == 0).all() and (r.points != 0).all()
     # beavers off: the same answer counts as a take
-    r = play_cubeful(pair, 100, np.random.default_rng(3), CubeRules())
+    r = play(pair, 100, np.random.default_rng(3), cube=CubeRules())
     assert (r.cube == 2).all() and (r.takes[:, 1] == 1).all() and r.beavers.sum() == 0
 
 
 def test_jacoby_counts_an_undoubled_gammon_as_one_point():
     pair = (PubevalBot(), RandomBot(5))  # no cube methods: never double, always take
-    plain = play_cubeful(pair, 300, np.random.default_rng(4), CubeRules())
+    plain = play(pair, 300, np.random.default_rng(4), cube=CubeRules())
     pair = (PubevalBot(), RandomBot(5))
-    jacoby = play_cubeful(pair, 300, np.random.default_rng(4), CubeRules(jacoby=True))
+    jacoby = play(pair, 300, np.random.default_rng(4), cube=CubeRules(jacoby=True))
     assert (np.abs(plain.points) >= 2).sum() > 50  # pubeval gammons random often
     assert np.array_equal(np.sign(plain.points), np.sign(jacoby.points))
     assert set(np.abs(jacoby.points).tolist()) == {1}

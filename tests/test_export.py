@@ -16,8 +16,9 @@ from model import botfile
 from model import checkpoint as ckpt
 from model.encoding import width
 from model.export import export_checkpoint, export_net
-from model.net import OUTCOME_POINTS, ValueNet
-from model.numpy_net import OUTCOME_POINTS as NUMPY_POINTS, load_bot_file
+from engine.outcomes import equity
+from model.net import ValueNet, equity as torch_equity
+from model.numpy_net import load_bot_file
 from model.player import load_net_bot
 from model.policy import NetEvaluator, NetPolicy
 
@@ -41,7 +42,10 @@ def _checkpoint(tmp_path, net, encoding="classic", variant="standard", name="mod
 
 
 def test_outcome_points_agree_with_the_torch_model():
-    assert tuple(NUMPY_POINTS) == OUTCOME_POINTS
+    """One table of outcome points (engine.outcomes) serves arrays and tensors alike."""
+    p = np.random.default_rng(0).dirichlet(np.ones(6), size=5)
+    np.testing.assert_allclose(torch_equity(torch.from_numpy(p)).numpy(), equity(p))
+    assert equity(np.eye(6)).tolist() == [3, 2, 1, -1, -2, -3]
 
 
 @pytest.mark.parametrize("encoding, hidden, activation", [
@@ -60,8 +64,7 @@ def test_exported_bot_chooses_as_torch_on_the_corpus(tmp_path, corpus, encoding,
         out = tmp_path / f"{trained_for}.npz"
         export_net(net, encoding, trained_for, out)
         numpy_bot = load_net_bot(str(out), variant=trained_for)
-        checkers = get_variant(trained_for).checkers
-        torch_bot = NetPolicy(NetEvaluator(net, encoding, checkers))
+        torch_bot = NetPolicy(NetEvaluator(net, encoding, trained_for))
         plays = legal_plays(boards, dice)
         np.testing.assert_allclose(numpy_bot.scores(plays, boards, dice),
                                    torch_bot.scores(plays, boards, dice), atol=1e-5, rtol=0)

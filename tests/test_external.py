@@ -15,10 +15,10 @@ import pytest
 
 from engine.rules import start_boards
 from engine.cube import CubeRules
-from engine.fibs import format_board, parse_board
-from engine.matfile import parse_match, replay
+from engine.formats.fibs import format_board, parse_board
+from engine.formats.matfile import parse_match, replay
 from engine.movegen import legal_plays
-from engine.notation import parse_play
+from engine.formats.notation import parse_play
 from eval.registry import make_bot
 from gammon.external import ExternalPlayer, listen, serve
 from gnubg_helpers import GNUBG, run_gnubg

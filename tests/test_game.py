@@ -2,10 +2,13 @@
 
 import numpy as np
 
-from engine.rules import start_boards
-from engine.game import (BACKGAMMON, GAMMON, SINGLE, finished, opening_roll, result_points,
-                         roll)
-from engine.loop import play, random_policy
+from engine.dice import opening_roll, roll
+from engine.game import play, random_policy
+from engine.rules import BACKGAMMON, GAMMON, HYPERGAMMON, SINGLE, STANDARD, start_boards
+
+
+def finished(boards):
+    return STANDARD.end_of_game(boards) != 0
 
 
 def test_dice_come_from_the_generator():
@@ -39,16 +42,16 @@ def test_results_single_gammon_backgammon():
     back_bar = _won(True, {20: 14, 0: 1})  # one on the bar
     boards = np.stack([single, gammon, back_home, back_bar])
     assert finished(boards).all()
-    assert result_points(boards, 15).tolist() == [SINGLE, GAMMON, BACKGAMMON, BACKGAMMON]
+    assert STANDARD.end_of_game(boards).tolist() == [SINGLE, GAMMON, BACKGAMMON, BACKGAMMON]
     assert not finished(start_boards(1)).any()
 
 
 def test_hypergammon_result_counts_three_checkers():
     board = np.zeros(26, np.int8)
     board[20] = -3
-    assert result_points(board[None], 3).tolist() == [GAMMON]
+    assert HYPERGAMMON.end_of_game(board[None]).tolist() == [GAMMON]
     board[20] = -2
-    assert result_points(board[None], 3).tolist() == [SINGLE]
+    assert HYPERGAMMON.end_of_game(board[None]).tolist() == [SINGLE]
 
 
 def test_random_games_end_and_are_reproducible():

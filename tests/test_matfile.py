@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from engine.rules import start_boards
-from engine.matfile import (DOUBLE, PLAY, TAKE, Action, Game, Match, format_match,
+from engine.formats.matfile import (DOUBLE, PLAY, TAKE, Action, Game, Match, format_match,
                             parse_match, replay)
 from engine.movegen import legal_plays
-from engine.notation import parse_play
-from engine.record import PlayRecorder
+from engine.formats.notation import parse_play
+from engine.formats.record import PlayRecorder
 from eval.match import run_match
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
 

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from engine import movegen, posid, reference
+from engine import movegen, reference
+from engine.formats import posid
 from engine.rules import STANDARD
 from engine.board import flip, on_board
 from engine.movegen import legal_plays

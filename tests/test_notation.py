@@ -11,8 +11,8 @@ import pytest
 
 from engine.rules import start_boards
 from engine.movegen import legal_plays
-from engine.notation import format_play, parse_play
-from engine.posid import encode
+from engine.formats.notation import format_play, parse_play
+from engine.formats.posid import encode
 
 CORPUS = Path(__file__).parent / "data" / "movegen_public.jsonl"
 START = start_boards(1)[0]

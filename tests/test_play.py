@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.cube import CubeRules
-from engine.matfile import DOUBLE, DROP, PLAY, TAKE, parse_match, replay
+from engine.formats.matfile import DOUBLE, DROP, PLAY, TAKE, parse_match, replay
 from eval.registry import make_bot
 from gammon.console import Console, EndOfInput
 from gammon.session import Session

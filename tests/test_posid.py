@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from engine import posid
+from engine.formats import posid
 from engine.rules import VARIANTS, start_boards
 from engine.sample import synthetic
 

@@ -3,7 +3,8 @@
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from engine import posid, reference
+from engine import reference
+from engine.formats import posid
 from engine.board import flip, on_board
 from engine.movegen import legal_plays
 

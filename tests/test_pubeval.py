@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import posid
+from engine.formats import posid
 from engine.rules import start_boards
-from engine.loop import play, random_policy
+from engine.game import play, random_policy
 from engine.movegen import legal_plays
 from engine.policy import best_per_root
 from eval.pubeval import (CONTACT_WEIGHTS, RACE_WEIGHTS, gnubg_move_order,
@@ -182,7 +182,7 @@ def test_all_borne_off_scores_99999999():
 
 
 def test_policy_beats_random_in_the_game_loop():
-    """Played through engine.loop, pubeval beats the random policy almost always."""
+    """Played through engine.game, pubeval beats the random policy almost always."""
     rng = np.random.default_rng(3)
     results = play((pubeval_policy(), random_policy(rng)), 40, rng)
     assert (results.points > 0).sum() >= 36

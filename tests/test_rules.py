@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.movegen import legal_plays
-from engine.notation import format_play
+from engine.formats.notation import format_play
 
 
 def position(x: dict, o: dict) -> np.ndarray:

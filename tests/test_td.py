@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from train.td import lambda_returns, lambda_returns_loop, outcome_vector
+from engine.outcomes import certain as outcome_vector
+from train.td import lambda_returns, lambda_returns_loop
 
 
 @pytest.mark.parametrize("lam", [0.0, 0.3, 0.7, 1.0])

@@ -13,8 +13,8 @@ import tempfile
 import time
 from contextlib import contextmanager
 
+import engine.game
 import engine.movegen
-import train.selfplay
 from model.policy import NetEvaluator
 from train.config import Config
 from train.trainer import Trainer
@@ -44,14 +44,14 @@ class Stopwatch:
 @contextmanager
 def _patched(watch: Stopwatch):
     """Time the rules (legal plays), the network (forward passes) and the updates."""
-    saved = (train.selfplay.legal_plays, NetEvaluator.__call__, Trainer._update)
-    train.selfplay.legal_plays = watch.wrap("rules", engine.movegen.legal_plays)
+    saved = (engine.game.legal_plays, NetEvaluator.__call__, Trainer._update)
+    engine.game.legal_plays = watch.wrap("rules", engine.movegen.legal_plays)
     NetEvaluator.__call__ = watch.wrap("network", saved[1])
     Trainer._update = watch.wrap("update", saved[2])
     try:
         yield
     finally:
-        train.selfplay.legal_plays, NetEvaluator.__call__, Trainer._update = saved
+        engine.game.legal_plays, NetEvaluator.__call__, Trainer._update = saved
 
 
 def measure(games: int, hidden: int, parallel: int, threads: int, seed: int = 1) -> dict:

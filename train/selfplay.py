@@ -1,23 +1,26 @@
-"""Self-play: G games in lock-step, one network call per ply for every afterstate of every
-game; finished games come out as (states, value estimates, outcome) ready for TD targets.
+"""Self-play: G games in lock-step through the one game loop (``engine.game``), one network
+call per ply for every afterstate of every game; finished games come out as (states, value
+estimates, outcome) ready for TD targets.
 
 A finished game's slot starts a new game at once, so the batch stays full (no tail of a
 few long games). The histories live in ring buffers of ``ring`` plies per slot.
+``SelfPlay`` is a unit with its own state: its dice generator, the games in flight and
+their histories (``state_dict`` / ``load_state_dict``), so a trainer or a remote actor
+can save and restore it without reading its fields.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import flip
-from engine.rules import start_boards, variant as get_variant
-from engine.game import finished, opening_roll, result_points, roll
-from engine.movegen import legal_plays
+from engine import outcomes
+from engine.dice import opening_roll, roll
+from engine.game import end_turn, new_games, play_turn, restart
 from engine.policy import best_per_root
-
-from .td import outcome_vector
+from engine.rules import Rules, variant as get_variant
 
 
 @dataclass
@@ -33,19 +36,27 @@ class Finished:
 
 
 class SelfPlay:
-    """The running games. ``ply(evaluate)`` advances every game by one play."""
+    """The running games. ``ply(after_values)`` advances every game by one play.
 
-    def __init__(self, games: int, rng: np.random.Generator, variant: str = "standard",
+    ``rng`` draws the dice (and the exploring positions when ``epsilon`` > 0); nothing else
+    uses it, so the games do not depend on how the learner orders its minibatches.
+    """
+
+    def __init__(self, games: int, rng: np.random.Generator, variant: str | Rules = "standard",
                  epsilon: float = 0.0, ring: int = 1024):
         self.g, self.rng, self.epsilon, self.ring = games, rng, epsilon, ring
-        self.variant = variant
-        self.checkers = get_variant(variant).checkers
-        self.boards = start_boards(games, variant)  # (G, 26) position before the roll
+        self.rules = get_variant(variant)
+        self.games = new_games(self.rules, np.zeros(games, dtype=np.int8))
         self.fresh = np.ones(games, dtype=bool)  # next roll is an opening roll
         self.start = np.zeros(games, dtype=np.int64)  # ply at which each slot's game began
         self.now = 0  # plies played by the whole batch
         self.hist_states = np.zeros((ring, games, 26), dtype=np.int8)
         self.hist_values = np.zeros((ring, games, 6), dtype=np.float32)
+
+    @property
+    def boards(self) -> np.ndarray:
+        """(G, 26) the position before the roll in each slot."""
+        return self.games.boards
 
     def ply(self, after_values) -> Finished | None:
         """One play in every game. ``after_values(afterstates (K, 26)) -> (K, 6)`` gives
@@ -58,30 +69,36 @@ class SelfPlay:
             self.fresh[:] = False
         slot = self.now % self.ring
         self.hist_states[slot] = self.boards
-        plays = legal_plays(self.boards, dice)
-        probs = after_values(plays.boards)  # (K, 6) mover's view
-        equity = probs @ np.array([3.0, 2.0, 1.0, -1.0, -2.0, -3.0], dtype=np.float32)
-        if self.epsilon > 0:
-            # in an exploring position every play gets a random score instead
-            explore = self.rng.random(g) < self.epsilon
-            equity = np.where(explore[plays.root], self.rng.random(len(plays)), equity)
-        chosen = best_per_root(equity, plays.root, g)
-        after = plays.boards[chosen]
+        picked = {}
+
+        def choose(plays, boards, dice):
+            probs = after_values(plays.boards)  # (K, 6) mover's view
+            equity = outcomes.equity(probs)
+            if self.epsilon > 0:
+                # in an exploring position every play gets a random score instead
+                explore = self.rng.random(g) < self.epsilon
+                equity = np.where(explore[plays.root], self.rng.random(len(plays)), equity)
+            chosen = best_per_root(equity, plays.root, g)
+            picked["probs"] = probs[chosen]
+            return chosen
+
+        rows = np.arange(g)
+        after = play_turn((choose, choose), self.boards, self.games.seat, dice, self.rules)
         # the next state's estimate for the next player: this play's outcomes reversed
-        self.hist_values[(self.now + 1) % self.ring] = probs[chosen][:, ::-1]
+        self.hist_values[(self.now + 1) % self.ring] = outcomes.flip_outcomes(picked["probs"])
         self.now += 1
-        done = finished(after)
-        too_long = (self.now - self.start) >= self.ring - 1
-        out = self._collect(np.flatnonzero(done), after) if done.any() else None
-        self.boards = flip(after)
-        ended = done | too_long
+        won = end_turn(self.games, rows, after, self.rules)
+        done = won != 0
+        out = self._collect(np.flatnonzero(done), won) if done.any() else None
+        ended = done | ((self.now - self.start) >= self.ring - 1)
         if ended.any():
-            self.boards[ended] = start_boards(int(ended.sum()), self.variant)
-            self.fresh[ended] = True
-            self.start[ended] = self.now
+            slots = np.flatnonzero(ended)
+            restart(self.games, slots, self.rules)
+            self.fresh[slots] = True
+            self.start[slots] = self.now
         return out
 
-    def _collect(self, slots: np.ndarray, after: np.ndarray) -> Finished:
+    def _collect(self, slots: np.ndarray, won: np.ndarray) -> Finished:
         lengths = self.now - self.start[slots]  # states s_0..s_{L-1}
         t_max = int(lengths.max())
         steps = np.arange(t_max)
@@ -91,5 +108,37 @@ class SelfPlay:
         values = self.hist_values[plies, slots[:, None]]  # (M, T, 6)
         states[~valid] = 0
         values[~valid] = 0
-        points = result_points(after[slots], self.checkers)
-        return Finished(states, values, outcome_vector(points), lengths, points, lengths)
+        points = won[slots]
+        return Finished(states, values, outcomes.certain(points), lengths, points, lengths)
+
+    # --- its state ---------------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """Everything needed to continue exactly: arrays (copies), ints and the dice
+        generator's state as JSON text."""
+        return {"boards": self.boards.copy(), "seat": self.games.seat.copy(),
+                "fresh": self.fresh.copy(), "start": self.start.copy(), "now": self.now,
+                "hist_states": self.hist_states.copy(), "hist_values": self.hist_values.copy(),
+                "rng": json.dumps(self.rng.bit_generator.state)}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from ``state_dict()``; ValueError naming what does not fit."""
+        shapes = {"boards": (self.g, 26), "seat": (self.g,), "fresh": (self.g,),
+                  "start": (self.g,), "hist_states": (self.ring, self.g, 26),
+                  "hist_values": (self.ring, self.g, 6)}
+        missing = [k for k in (*shapes, "now", "rng") if k not in state]
+        if missing:
+            raise ValueError(f"self-play state lacks {', '.join(missing)}")
+        arrays = {k: np.asarray(state[k]) for k in shapes}
+        for key, shape in shapes.items():
+            if arrays[key].shape != shape:
+                raise ValueError(f"self-play {key} has shape {arrays[key].shape}, "
+                                 f"expected {shape}")
+        self.games.boards[:] = arrays["boards"]
+        self.games.seat[:] = arrays["seat"]
+        self.fresh[:] = arrays["fresh"]
+        self.start[:] = arrays["start"]
+        self.now = int(state["now"])
+        self.hist_states[:] = arrays["hist_states"]
+        self.hist_values[:] = arrays["hist_values"]
+        self.rng.bit_generator.state = json.loads(state["rng"])

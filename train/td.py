@@ -48,10 +48,3 @@ def lambda_returns_loop(values: list[np.ndarray], outcome: np.ndarray, lam: floa
         flip_next_return = targets[t + 1][::-1]
         targets[t] = (1 - lam) * flip_next_value + lam * flip_next_return
     return targets
-
-
-def outcome_vector(points: np.ndarray) -> np.ndarray:
-    """One-hot six outcomes (M, 6) of wins worth 1, 2 or 3 points for the player who won."""
-    out = np.zeros((len(points), 6), dtype=np.float32)
-    out[np.arange(len(points)), 3 - np.asarray(points)] = 1.0  # 3 -> 0, 2 -> 1, 1 -> 2
-    return out

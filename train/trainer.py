@@ -5,7 +5,6 @@ against pubeval, TensorBoard scalars, atomic checkpoints and exact resume.
 from __future__ import annotations
 
 import json
-import math
 import signal
 import time
 from dataclasses import dataclass, field
@@ -15,8 +14,6 @@ import numpy as np
 import torch
 
 from engine.rules import variant as get_variant
-from engine.dice import DiceTable
-from engine.loop import play
 from model import checkpoint as ckpt
 from model.encoding import encoder, width
 from model.net import ValueNet
@@ -50,28 +47,16 @@ class Counters:
 
 
 def evaluate_vs_pubeval(bot, games: int, seed: int, variant: str) -> dict:
-    """Paired cubeless games of ``bot`` against pubeval: wins and points per game of ``bot``.
-
-    Each dice sequence is played twice with the seats swapped; the 95% interval comes from
-    the per-pair means, the independent unit.
-    """
+    """Paired cubeless games of ``bot`` against pubeval (``eval.match.run_match``, the one
+    paired-dice runner): wins and points per game of ``bot``, the 95% interval from the
+    per-pair means."""
     from eval.bot import PubevalBot
-    pairs = max(1, games // 2)
-    rng = np.random.default_rng(seed)
-    dice = DiceTable(rng, pairs)
-    rows = np.arange(pairs)
+    from eval.match import run_match
     pub = PubevalBot(get_variant(variant).checkers)
-    first = play((bot, pub), pairs, rng, variant, dice=dice, dice_rows=rows)
-    second = play((pub, bot), pairs, rng, variant, dice=dice, dice_rows=rows)
-    points = np.concatenate([first.points, -second.points]).astype(np.float64)
-    per_pair = (first.points - second.points) / 2.0
-    ci = 1.96 * per_pair.std(ddof=1) / math.sqrt(pairs) if pairs > 1 else float("nan")
-    plies = np.concatenate([first.plies, second.plies])
-    return {"games": 2 * pairs, "win_rate": float((points > 0).mean()),
-            "ppg": float(points.mean()), "ppg_ci95": float(ci),
-            "gammon_rate": float((points >= 2).mean()),
-            "gammon_rate_against": float((points <= -2).mean()),
-            "plies_per_game": float(plies.mean())}
+    r = run_match(bot, pub, 2 * max(1, games // 2), seed, variant, progress=False)
+    return {"games": r.games, "win_rate": r.rate(r.wins_a), "ppg": r.ppg_a,
+            "ppg_ci95": r.ppg_a_ci95, "gammon_rate": r.rate(r.gammons_a),
+            "gammon_rate_against": r.rate(r.gammons_b), "plies_per_game": r.plies_per_game}
 
 
 class Trainer:
@@ -89,9 +74,12 @@ class Trainer:
         self.net = ValueNet(width(m.encoding), m.hidden, m.activation).to(self.device)
         self.encode = encoder(m.encoding)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=t.learning_rate)
-        self.rng = np.random.default_rng(t.seed)
-        self.selfplay = SelfPlay(t.parallel_games, self.rng, t.variant, t.epsilon)
-        self.evaluator = NetEvaluator(self.net, m.encoding, self.checkers, self.device)
+        # separate generators: the dice of self-play, and the order of the minibatches
+        dice_seed, order_seed = np.random.SeedSequence(t.seed).spawn(2)
+        self.rng = np.random.default_rng(order_seed)
+        self.selfplay = SelfPlay(t.parallel_games, np.random.default_rng(dice_seed), t.variant,
+                                 t.epsilon)
+        self.evaluator = NetEvaluator(self.net, m.encoding, t.variant, self.device)
         self.counters = Counters(next_eval=config.eval.every_games,
                                  next_checkpoint=config.run.checkpoint_every_games)
         self.pending_states: list[np.ndarray] = []
@@ -229,7 +217,8 @@ class Trainer:
 
     def _evaluate(self, writer, progress) -> dict:
         cfg, c = self.config, self.counters
-        bot = NetPolicy(NetEvaluator(self.net, cfg.model.encoding, self.checkers, self.device))
+        bot = NetPolicy(NetEvaluator(self.net, cfg.model.encoding, cfg.train.variant,
+                                     self.device))
         result = evaluate_vs_pubeval(bot, cfg.eval.games, cfg.train.seed + 7919 * c.games + 1,
                                      cfg.train.variant)
         result["games_trained"] = c.games
@@ -255,18 +244,14 @@ class Trainer:
         """Write the run checkpoint (for --resume) and the small model file (for play)."""
         cfg = self.config
         model = ckpt.model_payload(self.net, cfg.model.encoding, cfg.train.variant)
-        sp = self.selfplay
         state = {
             **model,
             "config": cfg.to_dict(),
             "optimizer": self.optimizer.state_dict(),
             "counters": json.dumps(self.counters.__dict__),
             "rng": json.dumps(self.rng.bit_generator.state),
-            "selfplay": {"boards": torch.from_numpy(sp.boards.copy()),
-                         "fresh": torch.from_numpy(sp.fresh.copy()),
-                         "start": torch.from_numpy(sp.start.copy()), "now": sp.now,
-                         "hist_states": torch.from_numpy(sp.hist_states),
-                         "hist_values": torch.from_numpy(sp.hist_values)},
+            "selfplay": {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v
+                         for k, v in self.selfplay.state_dict().items()},
             "pending_states": torch.from_numpy(np.concatenate(self.pending_states)
                                                if self.pending_states
                                                else np.zeros((0, 26), np.int8)),
@@ -284,14 +269,9 @@ class Trainer:
         self.optimizer.load_state_dict(payload["optimizer"])
         self.counters = Counters(**json.loads(payload["counters"]))
         self.rng.bit_generator.state = json.loads(payload["rng"])
-        sp, saved = self.selfplay, payload["selfplay"]
-        sp.rng = self.rng
-        sp.boards = saved["boards"].numpy().copy()
-        sp.fresh = saved["fresh"].numpy().copy()
-        sp.start = saved["start"].numpy().copy()
-        sp.now = int(saved["now"])
-        sp.hist_states = saved["hist_states"].numpy().copy()
-        sp.hist_values = saved["hist_values"].numpy().copy()
+        self.selfplay.load_state_dict(
+            {k: v.numpy() if isinstance(v, torch.Tensor) else v
+             for k, v in payload["selfplay"].items()})
         states = payload["pending_states"].numpy()
         self.pending_states = [states.copy()] if len(states) else []
         targets = payload["pending_targets"].numpy()

@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from engine import posid
+from engine.formats import posid
 from engine.rules import VARIANTS
 from engine.movegen import legal_plays
 from eval.registry import valid_names

@@ -7,10 +7,10 @@ import json
 
 import numpy as np
 
-from engine import posid
+from engine.formats import posid
 from engine.rules import VARIANTS
 from engine.movegen import legal_plays
-from engine.notation import format_play
+from engine.formats.notation import format_play
 from eval.bot import Bot, best_per_root
 from eval.registry import valid_names
 

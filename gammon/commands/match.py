@@ -136,13 +136,13 @@ def _recorder(args, rules):
     if rules is not None and (rules.beavers or rules.auto_doubles):
         raise UsageError(".mat files have no beavers or automatic doubles: "
                          "drop --beavers/--auto-doubles to --save")
-    from engine.record import PlayRecorder
+    from engine.formats.record import PlayRecorder
     return PlayRecorder()
 
 
 def _save(args, recorder, result) -> None:
     """Write the recorded games as a .mat file; a one-line error when it cannot."""
-    from engine.matfile import format_match
+    from engine.formats.matfile import format_match
     match = recorder.match((args.a, args.b), result.points, args.variant)
     comments = {"Site": "gammon match", "Seed": str(result.seed)}
     try:

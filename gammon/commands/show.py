@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from engine.rules import VARIANTS, variant as get_variant
-from engine.diagram import diagram
+from engine.formats.diagram import diagram
 
 from ..positions import read_position
 

@@ -8,8 +8,9 @@ play written here reads the same as in gnubg.
 
 ``parse_play`` goes the other way for typed text and names what is wrong when it cannot:
 the text is read into parts, each part is split into dice steps in every way the roll allows,
-the steps are played in every order on the board, and the afterstates are matched against the
-legal results of the roll.
+the steps are played in every order on the board with the rules' own single step
+(``Rules.step``, which says why a step is illegal), and the afterstates are matched against
+the legal results of the roll.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .movegen import Plays, legal_plays
+from ..movegen import Plays, legal_plays
+from ..rules import STANDARD, Rules, variant
 
 BAR = 25
 OFF = 0
@@ -123,7 +125,8 @@ class _Part:
     count: int
 
 
-def parse_play(text: str, board, d1: int, d2: int, plays: Plays | None = None) -> int:
+def parse_play(text: str, board, d1: int, d2: int, plays: Plays | None = None,
+               rules: Rules | str = STANDARD) -> int:
     """The index of the legal result that typed ``text`` plays, for ``board`` and roll d1-d2.
 
     ``plays`` may be ``legal_plays(board[None], [[d1, d2]])`` computed already; the index is a
@@ -134,8 +137,9 @@ def parse_play(text: str, board, d1: int, d2: int, plays: Plays | None = None) -
     When every way hits somewhere unnamed, one such way is taken, and two are an error.
     """
     board = np.asarray(board, dtype=np.int8)
+    rules = variant(rules)
     if plays is None:
-        plays = legal_plays(board[None], np.array([[d1, d2]]))
+        plays = legal_plays(board[None], np.array([[d1, d2]]), rules)
     elif len(plays) == 0 or (np.asarray(plays.root) != plays.root[0]).any():
         raise ValueError("plays must be the legal plays of this one position and roll")
     roll = f"{max(d1, d2)}-{min(d1, d2)}"
@@ -151,7 +155,7 @@ def parse_play(text: str, board, d1: int, d2: int, plays: Plays | None = None) -
     segments = [(p.points[k], p.points[k + 1])
                 for p in parts for _ in range(p.count) for k in range(len(p.points) - 1)]
     mentioned = {point for p in parts for point in p.points}
-    return _match(segments, mentioned, board, d1, d2, plays, body.strip())
+    return _match(segments, mentioned, board, d1, d2, plays, body.strip(), rules)
 
 
 def _strip_dice_prefix(text: str, d1: int, d2: int) -> str:
@@ -230,7 +234,7 @@ def _check_stars(parts: list[_Part], board: np.ndarray) -> None:
                 raise ValueError(f"{part.text}: there is no blot to hit on {format_point(point)}")
 
 
-def _match(segments, mentioned, board, d1, d2, plays: Plays, text: str) -> int:
+def _match(segments, mentioned, board, d1, d2, plays: Plays, text: str, rules: Rules) -> int:
     """Play the segments in every way the dice allow and pick the one legal result meant."""
     dice = [int(d1)] * 4 if d1 == d2 else [int(d1), int(d2)]
     roll = f"{max(d1, d2)}-{min(d1, d2)}"
@@ -243,7 +247,7 @@ def _match(segments, mentioned, board, d1, d2, plays: Plays, text: str) -> int:
     deepest, why_not = -1, ""
     short = None  # dice used by a play that is legal step by step but uses too few
     for order in _step_orders(splits):
-        end, hits, done, why = _play_steps(start, order)
+        end, hits, done, why = _play_steps(start, order, rules)
         if why:
             if done > deepest:
                 deepest, why_not = done, why
@@ -335,47 +339,18 @@ def _interleave(chains: list[tuple]):
             yield (chain[0],) + tail
 
 
-def _play_steps(start: list[int], order):
-    """Play (from, to, die) steps in turn: (end board, hits, steps done, why it stopped)."""
-    board = list(start)
+def _play_steps(start: list[int], order, rules: Rules):
+    """Play (from, to, die) steps in turn with the rules' own single step:
+    (end board, hits, steps done, why it stopped)."""
+    board = tuple(start)
     hits = []
-    for done, (source, target, die) in enumerate(order):
-        why = _why_not(board, source, target, die)
-        if why:
-            return None, hits, done, why
-        hits.append(_move(board, source, target))
-    return board, hits, len(order), ""
-
-
-def _why_not(board: list[int], source: int, target: int, die: int) -> str:
-    """Why one checker cannot step from ``source`` by ``die`` now; '' when it can."""
-    if board[source] <= 0:
-        return f"no checker on {format_point(source)}"
-    if board[BAR] > 0 and source != BAR:
-        return "a checker on the bar must enter first"
-    if target != OFF:
-        if board[target] <= -2:
-            return f"point {target} is closed"
-        return ""
-    if any(board[p] > 0 for p in range(7, 26)):
-        return "checkers bear off only when all of them are in the home board"
-    if die > source and any(board[p] > 0 for p in range(source + 1, 7)):
-        return (f"a {die} bears off from {source} only when no checker stands higher "
-                f"in the home board")
-    return ""
-
-
-def _move(board: list[int], source: int, target: int) -> bool:
-    """Move one checker in place; returns whether it hit a blot."""
-    board[source] -= 1
-    if target == OFF:
-        return False
-    if board[target] == -1:
-        board[target] = 1
-        board[0] -= 1  # the hit checker goes to the opponent's bar
-        return True
-    board[target] += 1
-    return False
+    for done, (source, _, die) in enumerate(order):
+        moved = rules.step(board, source, die)
+        if isinstance(moved, str):
+            return None, hits, done, moved
+        board, hit = moved
+        hits.append(hit)
+    return list(board), hits, len(order), ""
 
 
 def _no_split_reason(segments, dice, roll: str, text: str) -> str:

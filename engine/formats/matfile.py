@@ -34,10 +34,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import flip
-from .rules import start_boards, variant as get_variant
-from .game import finished, result_points
-from .movegen import legal_plays
+from ..board import flip
+from ..rules import variant as get_variant
+from ..cube import TAKE as TAKE_CUBE, Cube, CubeRules, accept, may_double, pass_points
+from ..game import end_turn, new_games
+from ..movegen import legal_plays
 from .notation import parse_play
 
 PLAY, DOUBLE, TAKE, DROP = "play", "double", "take", "drop"
@@ -285,6 +286,9 @@ def _read_cell(cell: str, player: int, game: Game, number: int) -> None:
 # Replaying
 
 
+_MONEY = CubeRules(max_cube=1 << 30)  # the cube as a .mat file records it: no limit
+
+
 @dataclass
 class Replay:
     """The end of a replayed game: the board from the player on roll (or who just won), the
@@ -299,63 +303,65 @@ class Replay:
 
 
 def replay(game: Game, variant: str = "standard", number: int = 1) -> Replay:
-    """Play a game's actions from the start; ValueError at the first illegal one.
+    """Play a game's actions from the start through the game loop (``engine.game``) and the
+    cube's rules (``engine.cube``); ValueError at the first illegal one.
 
     Checks that players alternate, that every play is legal for its roll, that a double
     comes before a roll from the player on turn with the cube the rules give, that takes and
     drops answer a double, and that the Wins line agrees with the end of the game.
     """
-    checkers = get_variant(variant).checkers
-    board = start_boards(1, variant)[0]
-    mover, cube, owner = None, 1, None  # owner: the player holding the cube, None centred
+    rules = get_variant(variant)
+    state = None  # one game; its seat is the .mat player (0 left, 1 right)
     pending, winner, points, ended = None, None, 0, ""
+    one = np.zeros(1, dtype=np.int64)
     for k, a in enumerate(game.actions, 1):
         where = f"game {number}, action {k} ({a.kind} by player {a.player})"
         if ended:
             raise ValueError(f"{where}: the game is already over ({ended})")
-        if mover is None:
-            mover = a.player
+        if state is None:
+            state = new_games(rules, [a.player], Cube.centred(1))
+        mover, cube = int(state.seat[0]), state.cube
         if a.kind == PLAY:
             if pending is not None:
                 raise ValueError(f"{where}: the double must be taken or dropped first")
             if a.player != mover:
                 raise ValueError(f"{where}: it is player {mover}'s turn")
-            plays = legal_plays(board[None], np.array([a.dice]))
+            board = state.boards[0]
+            plays = legal_plays(board[None], np.array([a.dice]), rules)
             try:
-                row = parse_play(a.play, board, a.dice[0], a.dice[1], plays)
+                row = parse_play(a.play, board, a.dice[0], a.dice[1], plays, rules)
             except ValueError as e:
                 raise ValueError(f"{where}: {a.dice[0]}{a.dice[1]}: {a.play!r}: {e}") from None
-            after = plays.boards[row]
-            if finished(after[None])[0]:
-                winner, ended = mover, "bear-off"
-                points = cube * int(result_points(after[None], checkers)[0])
-                board = after
-            else:
-                board, mover = flip(after), 1 - mover
+            if end_turn(state, one, plays.boards[row][None], rules, _MONEY)[0]:
+                winner, ended, points = mover, "bear-off", abs(int(state.points[0]))
         elif a.kind == DOUBLE:
             if pending is not None or a.player != mover:
                 raise ValueError(f"{where}: only the player on turn may double, before rolling")
-            if owner not in (None, a.player):
+            if not may_double(cube, _MONEY)[0]:
                 raise ValueError(f"{where}: the cube belongs to the other player")
-            if a.cube and a.cube != 2 * cube:
-                raise ValueError(f"{where}: doubles to {a.cube}, the cube is at {cube}")
+            if a.cube and a.cube != 2 * cube.value[0]:
+                raise ValueError(f"{where}: doubles to {a.cube}, the cube is at {cube.value[0]}")
             pending = a.player
         elif a.kind in (TAKE, DROP):
             if pending is None or a.player == pending:
                 raise ValueError(f"{where}: there is no double to answer")
             if a.kind == TAKE:
-                cube, owner, pending = 2 * cube, a.player, None
+                state.cube = accept(cube, np.array([TAKE_CUBE], dtype=np.int8))
+                pending = None
             else:
-                winner, points, ended = pending, cube, "drop"
+                winner, points, ended = pending, int(pass_points(cube)[0]), "drop"
         else:
             raise ValueError(f"{where}: unknown action")
+    if state is None:
+        state = new_games(rules, [0], Cube.centred(1))
+    board = state.boards[0] if ended != "bear-off" else flip(state.boards[0])
     if game.winner is not None:
         if not ended:
             winner, points, ended = game.winner, game.points, "resignation"
         elif (game.winner, game.points) != (winner, points):
             raise ValueError(f"game {number}: the file says player {game.winner} wins "
                              f"{game.points}, the play says player {winner} wins {points}")
-    return Replay(board, cube, winner, points, ended)
+    return Replay(board, int(state.cube.value[0]), winner, points, ended)
 
 
 __all__ = ["Action", "Game", "Match", "PLAY", "DOUBLE", "TAKE", "DROP", "play_text",

@@ -1,6 +1,6 @@
 """Recording the games of a batch as they are played, for match files.
 
-``PlayRecorder`` is an ``on_play`` callback for ``engine.loop.play``: each ply it is given the
+``PlayRecorder`` is an ``on_play`` callback for ``engine.game.play``: each ply it is given the
 games that moved, their seats, the boards before, the rolls and the afterstates. It finds
 the play behind each afterstate among the legal plays (every result is reached by one
 representative play, ``Plays.steps``) and keeps it as a ``matfile.Action``, so a finished
@@ -13,9 +13,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from .cube import PASS, TAKE
+from ..cube import PASS, TAKE
 from .matfile import DOUBLE, DROP, PLAY, TAKE as TAKES, Action, Game, Match, play_text
-from .movegen import Plays, legal_plays
+from ..movegen import Plays, legal_plays
 
 
 def chosen_rows(plays: Plays, after: np.ndarray) -> np.ndarray:

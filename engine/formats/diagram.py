@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import BAR, OPP_BAR, borne_off, check_board, pip_counts
+from ..board import BAR, OPP_BAR, borne_off, check_board, pip_counts
 
 ROWS = 5  # checkers drawn per point; beyond that the fifth cell shows the count
 TOP = (range(13, 19), range(19, 25))  # left and right quarters of the top half

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import CELLS, check_board
+from ..board import CELLS, check_board
 
 FIELDS = 52  # after "board:"; gnubg 1.07 sends exactly these, later versions one more
 
