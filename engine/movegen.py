@@ -70,6 +70,12 @@ class Plays:
         """(K, 4) bool: whether each step hit a blot."""
         return (self.packed >= 0) & ((self.packed & 1) == 1)
 
+    def subset(self, rows: np.ndarray) -> "Plays":
+        """The plays of the given rows (ascending, so still sorted by root): for a rules
+        object's filter on whole plays, which must leave every root at least one row."""
+        return Plays(self.boards[rows], self.root[rows], self.dice_used[rows],
+                     self.packed[rows])
+
     def counts(self, n: int) -> np.ndarray:
         """Number of distinct results per input position: (n,)."""
         return np.bincount(self.root, minlength=n)
