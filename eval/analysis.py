@@ -11,24 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.outcomes import FIVE, equity_of_five as cubeless_equity, to_five as five
 from model.cube import (ACTIONS, EFFICIENCY, RESPONSES, cube_equities, decide_from,
                         take_point)
-
-FIVE = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
-
-
-def five(probs: np.ndarray) -> np.ndarray:
-    """gnubg's five outputs of (..., 6) exclusive outcomes; five outputs pass through."""
-    probs = np.asarray(probs, dtype=np.float64)
-    if probs.shape[-1] == 5:
-        return probs
-    win, wg, wbg = probs[..., :3].sum(-1), probs[..., :2].sum(-1), probs[..., 0]
-    return np.stack([win, wg, wbg, probs[..., 4] + probs[..., 5], probs[..., 5]], axis=-1)
-
-
-def cubeless_equity(p5: np.ndarray) -> np.ndarray:
-    """Cubeless money equity of gnubg's five outputs (..., 5) -> (...)."""
-    return 2 * p5[..., 0] - 1 + p5[..., 1] - p5[..., 3] + p5[..., 2] - p5[..., 4]
 
 
 def analyze_cube(evaluate, boards: np.ndarray, efficiency: float = EFFICIENCY,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import flip
+from engine.outcomes import equity_of_five
 from engine.movegen import Plays
 
 from .bot import Bot
@@ -44,7 +45,7 @@ def gnubg_board(board: np.ndarray) -> list[list[int]]:
 
 def cubeless_equity(p) -> float:
     """Cubeless money equity of gnubg's five probabilities (win, wg, wbg, lg, lbg)."""
-    return 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
+    return float(equity_of_five(p))
 
 
 class GnubgBot(Bot):
