@@ -74,7 +74,7 @@ class Api:
         d1, d2 = _dice(_one(query, "dice"))
         return {"posid": _one(query, "posid"), "dice": [d1, d2], "bot": self.name,
                 "score": getattr(self.bot, "score_label", "score"),
-                "plays": ranked(self.bot, board, d1, d2)}
+                "plays": ranked(self.bot, board, d1, d2, self.variant)}
 
     def _eval(self, query) -> dict:
         from eval.analysis import analyze_cube

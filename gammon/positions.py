@@ -38,12 +38,13 @@ def read_request(line: str, variant: str = "standard") -> tuple[np.ndarray, int,
     return read_position(words[0], variant), read_die(words[1]), read_die(words[2])
 
 
-def results(board: np.ndarray, d1: int, d2: int, notation: bool = True) -> list[tuple[str, str]]:
+def results(board: np.ndarray, d1: int, d2: int, notation: bool = True,
+            variant: str = "standard") -> list[tuple[str, str]]:
     """Each legal play as (notation, resulting Position ID not flipped), sorted by ID.
 
     Empty when no play is legal. With ``notation=False`` the notation is left empty.
     """
-    plays = legal_plays(board[None], np.array([[d1, d2]]))
+    plays = legal_plays(board[None], np.array([[d1, d2]]), get_variant(variant))
     if plays.dice_used[0] == 0:
         return []
     ids = posid.encode_many(plays.boards)

@@ -268,7 +268,7 @@ class Session:
         except ValueError:
             self.say(f"hint N: N is a number of plays, got {arg!r}")
             return
-        rows = ranked(self.bot, self.board, dice[0], dice[1])[:max(1, n)]
+        rows = ranked(self.bot, self.board, dice[0], dice[1], self.variant)[:max(1, n)]
         width = max(len(r["play"]) for r in rows)
         label = getattr(self.bot, "score_label", "score")
         self.say(f"{self.bot_name}'s best plays for your roll ({label}):")

@@ -81,7 +81,7 @@ def sample_afterstates(games: int, seed: int, variant: str = "standard") -> np.n
     boards, dice = from_random_play(rng, games, variant)
     boards = np.concatenate([start_boards(1, variant), boards])
     dice = np.concatenate([[[3, 1]], dice]).astype(np.int8)
-    return legal_plays(boards, dice).boards
+    return legal_plays(boards, dice, variant).boards
 
 
 __all__ = ["ExportReport", "net_arrays", "export_net", "export_checkpoint",

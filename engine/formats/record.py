@@ -16,6 +16,7 @@ import numpy as np
 from ..cube import PASS, TAKE
 from .matfile import DOUBLE, DROP, PLAY, TAKE as TAKES, Action, Game, Match, play_text
 from ..movegen import Plays, legal_plays
+from ..rules import Rules, variant as variant_rules
 
 
 def chosen_rows(plays: Plays, after: np.ndarray) -> np.ndarray:
@@ -46,11 +47,12 @@ class PlayRecorder:
     before the play, roll (M, 2) and afterstates (M, 26).
     """
 
-    def __init__(self):
+    def __init__(self, variant: str | Rules = "standard"):
         self.actions: dict[int, list[Action]] = defaultdict(list)
+        self.rules = variant_rules(variant)
 
     def __call__(self, games, players, boards, roll, after) -> None:
-        plays = legal_plays(np.asarray(boards), np.asarray(roll))
+        plays = legal_plays(np.asarray(boards), np.asarray(roll), self.rules)
         rows = chosen_rows(plays, np.asarray(after))
         for m, row in enumerate(rows):
             self.actions[int(games[m])].append(action_of(plays, row, players[m], roll[m]))

@@ -99,7 +99,7 @@ def run(args) -> int:
            "jacoby": args.jacoby, "beavers": not args.no_beavers, **result}
     if dice:
         out["dice"] = dice
-        out["plays"] = ranked_with_loss(bot, board, *dice)
+        out["plays"] = ranked_with_loss(bot, board, *dice, variant=args.variant)
     if args.json:
         print(json.dumps(out))
     else:
@@ -107,10 +107,11 @@ def run(args) -> int:
     return 0
 
 
-def ranked_with_loss(bot, board: np.ndarray, d1: int, d2: int) -> list[dict]:
+def ranked_with_loss(bot, board: np.ndarray, d1: int, d2: int,
+                     variant: str = "standard") -> list[dict]:
     """``gammon hint``'s ranking with each play's equity and loss against the best."""
     from .hint import ranked
-    rows = ranked(bot, board, d1, d2)
+    rows = ranked(bot, board, d1, d2, variant)
     best = max((r["score"] for r in rows), default=0.0)
     return [{"rank": r["rank"], "play": r["play"], "equity": r["score"],
              "loss": best - r["score"], "result": r["result"]} for r in rows]

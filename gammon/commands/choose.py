@@ -7,7 +7,7 @@ import argparse
 import numpy as np
 
 from engine.formats import posid
-from engine.rules import VARIANTS
+from engine.rules import VARIANTS, variant as get_variant
 from engine.movegen import legal_plays
 from eval.registry import valid_names
 
@@ -46,10 +46,10 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def chosen_result(bot, board: np.ndarray, d1: int, d2: int) -> str:
+def chosen_result(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard") -> str:
     """Position ID of the bot's result, not flipped; empty when no play is legal."""
     boards, dice = board[None], np.array([[d1, d2]])  # (1, 26), (1, 2)
-    plays = legal_plays(boards, dice)
+    plays = legal_plays(boards, dice, get_variant(variant))
     if plays.dice_used[0] == 0:
         return ""
     return posid.encode(plays.boards[int(bot.choose(plays, boards, dice)[0])])
@@ -64,11 +64,12 @@ def run(args) -> int:
     if args.batch:
         return _batch(bot, args.variant)
     board = read_position(args.posid, args.variant)
-    answer = chosen_result(bot, board, read_die(args.d1), read_die(args.d2))
+    answer = chosen_result(bot, board, read_die(args.d1), read_die(args.d2), args.variant)
     if answer:
         print(answer)
     return 0
 
 
 def _batch(bot, variant: str) -> int:
-    return answer_requests(lambda board, d1, d2: chosen_result(bot, board, d1, d2), variant)
+    return answer_requests(lambda board, d1, d2: chosen_result(bot, board, d1, d2, variant),
+                           variant)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from engine.formats import posid
-from engine.rules import VARIANTS
+from engine.rules import VARIANTS, variant as get_variant
 from engine.movegen import legal_plays
 from engine.formats.notation import format_play
 from eval.bot import Bot, best_per_root
@@ -49,14 +49,14 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def ranked(bot, board: np.ndarray, d1: int, d2: int) -> list[dict]:
+def ranked(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard") -> list[dict]:
     """The legal plays of one position, best first: rank, play, score, result.
 
     The bot's own choice comes first; the rest follow by score (ties by Position ID).
     Empty when no play is legal.
     """
     boards, dice = board[None], np.array([[d1, d2]])  # (1, 26), (1, 2)
-    plays = legal_plays(boards, dice)
+    plays = legal_plays(boards, dice, get_variant(variant))
     if plays.dice_used[0] == 0:
         return []
     scores = np.asarray(bot.scores(plays, boards, dice), dtype=np.float64)  # (K,)
@@ -80,7 +80,7 @@ def run(args) -> int:
     board = read_position(args.posid, args.variant)
     d1, d2 = read_die(args.d1), read_die(args.d2)
     bot = with_lookahead(load_bot(args.bot, args.seed, args.variant), args.plies)
-    rows = ranked(bot, board, d1, d2)
+    rows = ranked(bot, board, d1, d2, args.variant)
     if args.json:
         print(json.dumps({"posid": args.posid, "dice": [d1, d2], "bot": args.bot,
                           "score": bot.score_label, "plays": rows}))

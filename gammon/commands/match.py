@@ -137,7 +137,7 @@ def _recorder(args, rules):
         raise UsageError(".mat files have no beavers or automatic doubles: "
                          "drop --beavers/--auto-doubles to --save")
     from engine.formats.record import PlayRecorder
-    return PlayRecorder()
+    return PlayRecorder(args.variant)
 
 
 def _save(args, recorder, result) -> None:

@@ -49,12 +49,13 @@ def run(args) -> int:
     board = read_position(args.posid, args.variant)
     d1, d2 = read_die(args.d1), read_die(args.d2)
     out = sys.stdout
-    for play, result in results(board, d1, d2):
+    for play, result in results(board, d1, d2, variant=args.variant):
         out.write(f"{play}\t{result}\n")
     return 0
 
 
 def _batch(variant: str) -> int:
     return answer_requests(
-        lambda board, d1, d2: " ".join(r for _, r in results(board, d1, d2, notation=False)),
+        lambda board, d1, d2: " ".join(
+            r for _, r in results(board, d1, d2, notation=False, variant=variant)),
         variant)
