@@ -101,16 +101,14 @@ class _Level:
 
 def _key_tables(rules) -> tuple[np.ndarray, np.ndarray]:
     """The change of the exact key's two words for each of the rules' step codes."""
-    cached = _KEYS.get(id(rules))
-    if cached is None or cached[0] is not rules:
+    if rules not in _KEYS:  # rules objects hash by identity
         change = rules.delta.astype(np.int64)  # (C, 26)
         low = np.where(np.arange(CELLS) < 13, _POWER, 0)
-        cached = (rules, change @ low, change @ (_POWER - low))
-        _KEYS[id(rules)] = cached
-    return cached[1], cached[2]
+        _KEYS[rules] = (change @ low, change @ (_POWER - low))
+    return _KEYS[rules]
 
 
-_KEYS: dict[int, tuple] = {}
+_KEYS: dict = {}
 
 
 def _unique_rows(root: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
