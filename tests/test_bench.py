@@ -1,8 +1,14 @@
 """The benchmark scripts stay runnable and print what they promise."""
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_movegen_benchmark_prints_every_row():
@@ -23,3 +29,64 @@ def test_training_benchmark_splits_the_time():
     split = result["split"]
     assert set(split) == {"rules", "network", "update", "other"}
     assert abs(sum(split.values()) - 1) < 1e-9 and min(split.values()) >= 0
+
+
+# --baseline: today's code against an older git revision, here HEAD itself -------------------
+
+def _head() -> str:
+    """The commit HEAD of this checkout, or skip where there is no git repository."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a .git repository")
+    found = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                           text=True)
+    if found.returncode:
+        pytest.skip("git rev-parse HEAD failed: " + found.stderr.strip())
+    return found.stdout.strip()
+
+
+def test_movegen_benchmark_against_a_baseline_revision():
+    head = _head()
+    out = subprocess.run([sys.executable, "-m", "eval.bench_movegen", "--seconds", "0.05",
+                          "--games", "3", "--rounds", "2", "--baseline", head, "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
+    result = json.loads(out.stdout)
+    names = {row["name"] for row in result["rows"]}
+    baseline = result["baseline"]
+    assert baseline["commit"] == head and baseline["notes"] == []
+    assert len(baseline["rows"]) == len(baseline["comparison"]) == 4
+    for row, entry in zip(baseline["rows"], baseline["comparison"]):
+        batch = entry["batch"]
+        assert f"vectorised, batch {batch}" in names
+        assert row["name"] == f"baseline {head[:8]}, batch {batch}"
+        assert row["afterstates_per_s"] > row["positions_per_s"] > 0
+        assert entry["current_over_baseline"] == pytest.approx(
+            entry["current_positions_per_s"] / entry["baseline_positions_per_s"])
+        assert len(entry["round_ratios"]) == 2 and entry["median_round_ratio"] > 0
+        if "gnubg-nn moves() (C)" in names:
+            assert entry["current_over_gnubg"] > 0 and entry["baseline_over_gnubg"] > 0
+    assert "scalar reference" in names
+
+
+def test_training_benchmark_against_a_baseline_revision(capsys):
+    from train.bench import main
+    head = _head()
+    assert main(["--baseline", head, "--games", "8", "--hidden", "4", "--parallel", "8",
+                 "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert head[:12] in out
+    assert "round 1, current" in out and "round 1, baseline" in out
+    lines = out.strip().splitlines()
+    assert lines[-1].startswith("positions per game: current ")
+    last = lines[-2].split()
+    assert last[0] == "median" and float(last[1]) > 0 and float(last[2]) > 0
+    assert float(last[3]) == pytest.approx(float(last[1]) / float(last[2]), rel=0.01)
+
+
+@pytest.mark.parametrize("module", ["eval.bench_movegen", "train.bench"])
+def test_a_bad_baseline_revision_is_a_clean_error(module):
+    _head()
+    done = subprocess.run([sys.executable, "-m", module, "--baseline", "no-such-rev-4f2a9c"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "no-such-rev-4f2a9c" in done.stderr and "Traceback" not in done.stderr

@@ -1,23 +1,42 @@
 """Benchmark of self-play training: games/s and where the time goes (rules, network,
 update, the rest), measured on a short real run of the trainer.
 
-    python -m train.bench [--games 6000] [--hidden 80] [--parallel 512] [--threads 2]
+With ``--baseline REV`` it instead runs this benchmark on today's tree and on a copy of
+git revision REV (``git archive REV``) in turns, each run a fresh ``python -m train.bench
+--json`` process, ``--rounds`` times (ABBA order), and prints every run's games/s, the median
+of each side and the median of the per-round ratios current/baseline.
+
+    python -m train.bench [--games 6000] [--hidden 80] [--parallel 512] [--threads 1]
+                          [--baseline REV] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
+import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import engine.game
 import engine.movegen
 from model.policy import NetEvaluator
 from train.config import Config
 from train.trainer import Trainer
+
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class BaselineError(Exception):
+    """The baseline revision cannot be resolved, archived or run (a one-line reason)."""
 
 
 class Stopwatch:
@@ -76,14 +95,171 @@ def measure(games: int, hidden: int, parallel: int, threads: int, seed: int = 1)
             "save_seconds": save}
 
 
+def _git(args: list[str], root: Path = REPO_ROOT) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=120)
+    except FileNotFoundError:
+        raise BaselineError("git is not installed") from None
+
+
+def _last_line(stream: bytes | str) -> str:
+    if isinstance(stream, bytes):
+        stream = stream.decode(errors="replace")
+    lines = stream.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def resolve_revision(rev: str, root: Path = REPO_ROOT) -> str:
+    """The full commit id of ``rev`` in the repository at ``root``."""
+    if not rev or rev.startswith("-"):
+        raise BaselineError(f"bad revision {rev!r}")
+    found = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root)
+    if found.returncode:
+        why = _last_line(found.stderr)
+        raise BaselineError(f"revision {rev!r} not found in {root}" + (f" ({why})" if why else ""))
+    return found.stdout.decode().strip()
+
+
+def extract_revision(commit: str, into: Path, root: Path = REPO_ROOT) -> Path:
+    """The tree of ``commit`` (``git archive``) extracted into the new folder ``into``."""
+    archive = _git(["archive", "--format=tar", commit], root)
+    if archive.returncode:
+        raise BaselineError(f"git archive {commit[:12]} failed: {_last_line(archive.stderr)}")
+    into.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
+            tar.extractall(into, filter="data")
+        else:
+            tar.extractall(into)
+    if not (into / "train" / "bench.py").is_file():
+        raise BaselineError(f"revision {commit[:12]} has no train/bench.py")
+    return into
+
+
+def _environment(tree: Path) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tree)
+    return env
+
+
+def _check_imports(tree: Path) -> None:
+    """The packages a run in ``tree`` imports come from ``tree`` (not an installed copy)."""
+    probe = ("import importlib.util as u\n"
+             "for name in ('engine', 'model', 'train'):\n"
+             "    print(u.find_spec(name).origin)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tree, env=_environment(tree),
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode:
+        raise BaselineError(f"cannot find the packages of {tree}: {_last_line(done.stderr)}")
+    for origin in done.stdout.split():
+        if not Path(origin).resolve().is_relative_to(tree.resolve()):
+            raise BaselineError(f"a run in {tree} would import {origin}")
+
+
+def run_tree(tree: Path, games: int, hidden: int, parallel: int, threads: int) -> dict:
+    """``python -m train.bench --json`` of the source tree ``tree`` in a fresh process."""
+    command = [sys.executable, "-m", "train.bench", "--json", "--games", str(games),
+               "--hidden", str(hidden), "--parallel", str(parallel), "--threads", str(threads)]
+    done = subprocess.run(command, cwd=tree, env=_environment(tree), capture_output=True,
+                          text=True)
+    if done.returncode:
+        raise RuntimeError(f"train.bench in {tree} exited with {done.returncode}:\n"
+                           f"{done.stderr[-3000:]}")
+    return json.loads(done.stdout)
+
+
+def compare_with(commit: str, games: int, hidden: int, parallel: int, threads: int,
+                 rounds: int, scratch: Path, report=print) -> dict:
+    """Today's tree and ``commit``'s in turns (ABBA...), ``rounds`` runs each."""
+    trees = {"current": REPO_ROOT, "baseline": extract_revision(commit, scratch / "baseline")}
+    for tree in trees.values():
+        _check_imports(tree)
+    runs = {"current": [], "baseline": []}
+    for r in range(rounds):
+        for side in (("current", "baseline") if r % 2 == 0 else ("baseline", "current")):
+            result = run_tree(trees[side], games, hidden, parallel, threads)
+            runs[side].append(result)
+            report(f"  round {r + 1}, {side:<8}: {result['games_per_s']:8.1f} games/s "
+                   f"({result['games']} games in {result['seconds']:.1f} s)")
+    current = [run["games_per_s"] for run in runs["current"]]
+    baseline = [run["games_per_s"] for run in runs["baseline"]]
+    ratios = [c / b for c, b in zip(current, baseline)]
+    # the two revisions may play games of different lengths from the same seed: positions/s
+    # compares the work done regardless
+    position_ratios = [(c["games_per_s"] * c["positions_per_game"])
+                       / (b["games_per_s"] * b["positions_per_game"])
+                       for c, b in zip(runs["current"], runs["baseline"])]
+    return {"commit": commit, "games": games, "hidden": hidden, "parallel_games": parallel,
+            "threads": threads, "rounds": rounds,
+            "current_games_per_s": current, "baseline_games_per_s": baseline,
+            "round_ratios": ratios,
+            "median_current_games_per_s": statistics.median(current),
+            "median_baseline_games_per_s": statistics.median(baseline),
+            "median_ratio": statistics.median(ratios),
+            "positions_per_game": {side: statistics.median(run["positions_per_game"]
+                                                           for run in runs[side])
+                                   for side in runs},
+            "position_round_ratios": position_ratios,
+            "median_position_ratio": statistics.median(position_ratios),
+            "current_runs": runs["current"], "baseline_runs": runs["baseline"]}
+
+
+def _main_baseline(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="train_bench_") as scratch:
+        try:
+            commit = resolve_revision(args.baseline)
+            if not args.json:
+                print(f"{args.games} self-play training games per run, {args.hidden} hidden "
+                      f"units, {args.parallel} in lock-step, {args.threads} threads; today's "
+                      f"tree ({REPO_ROOT}) against {args.baseline} = {commit[:12]}, "
+                      f"{args.rounds} rounds, each run a fresh process", flush=True)
+            result = compare_with(commit, args.games, args.hidden, args.parallel,
+                                  args.threads, args.rounds, Path(scratch),
+                                  report=(lambda line: None) if args.json
+                                  else (lambda line: print(line, flush=True)))
+        except BaselineError as error:
+            print(f"train.bench: error: --baseline: {error}", file=sys.stderr)
+            return 2
+    result["revision"] = args.baseline
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return 0
+    print(f"{'round':>6}{'current games/s':>17}{'baseline games/s':>18}{'current/baseline':>18}")
+    for r, (c, b, q) in enumerate(zip(result["current_games_per_s"],
+                                      result["baseline_games_per_s"],
+                                      result["round_ratios"]), 1):
+        print(f"{r:>6}{c:>17.1f}{b:>18.1f}{q:>18.3f}")
+    print(f"{'median':>6}{result['median_current_games_per_s']:>17.1f}"
+          f"{result['median_baseline_games_per_s']:>18.1f}{result['median_ratio']:>18.3f}"
+          f"   (median of the per-round ratios)")
+    per_game = result["positions_per_game"]
+    print(f"positions per game: current {per_game['current']:.2f}, baseline "
+          f"{per_game['baseline']:.2f}; positions/s current/baseline, median of the rounds: "
+          f"{result['median_position_ratio']:.3f}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=6000)
-    parser.add_argument("--hidden", type=int, default=80)
-    parser.add_argument("--parallel", type=int, default=512)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--games", type=int, default=6000,
+                        help="self-play games to train on (default 6000)")
+    parser.add_argument("--hidden", type=int, default=80,
+                        help="hidden units of the network (default 80)")
+    parser.add_argument("--parallel", type=int, default=512,
+                        help="games played in lock-step (default 512)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1, as training's default)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="instead compare today's tree with this git revision (a commit, "
+                             "tag or branch of this repository), fresh process per run")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="with --baseline: runs of each side, taken in turns (default 3)")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.baseline is not None:
+        return _main_baseline(args)
     result = measure(args.games, args.hidden, args.parallel, args.threads)
     if args.json:
         print(json.dumps(result, indent=1))
