@@ -37,8 +37,8 @@ def accepts_resignation(bot, board: np.ndarray, points: int, on_roll: bool = Tru
                         rules: Rules | str = "standard") -> bool:
     """Whether ``bot`` accepts a resignation giving it ``points`` (1, 2 or 3, per cube).
 
-    ``board`` (26,) is seen from the bot's side: the bot is on roll in it when ``on_roll``,
-    else the resigner is on roll and ``board`` is flipped here first.
+    ``board`` (26,) is seen from the player on roll: the bot when ``on_roll``, else the
+    resigner (then it is flipped here to see it from the bot's side).
     """
     board = np.asarray(board, dtype=np.int8)
     mine = board if on_roll else flip(board)  # the bot's view, as if on roll

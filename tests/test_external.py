@@ -164,20 +164,42 @@ def _start_command(*args):
     return proc, int(found.group(1))
 
 
+def _end(proc) -> None:
+    """Kill a command a failed test left running."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    proc.stderr.close()
+
+
 def test_command_answers_and_stops_after_its_connections():
     proc, port = _start_command("--bot", "pubeval", "--connections", "1", "--quiet")
-    assert _client(port, [START_31]) == ["8/5 6/5"]
-    assert proc.wait(timeout=30) == 0
+    try:
+        assert _client(port, [START_31]) == ["8/5 6/5"]
+        assert proc.wait(timeout=30) == 0
+    finally:
+        _end(proc)
 
 
 def test_ctrl_c_stops_the_command_cleanly():
+    """Also when started from a background job, which inherits SIGINT ignored: the
+    server installs its own handler while it serves."""
     proc, port = _start_command("--bot", "random", "--seed", "1")
-    assert _client(port, ["hello"])[0].startswith("Error:")
-    time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=30) == 0
-    rest = proc.stderr.read()
-    assert "stopped" in rest and "Traceback" not in rest
+    try:
+        assert _client(port, ["hello"])[0].startswith("Error:")
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+        rest = proc.stderr.read()
+        assert "stopped" in rest and "Traceback" not in rest
+    finally:
+        _end(proc)
+
+
+def test_the_default_bot_is_the_shipped_net():
+    from gammon.cli import build_parser
+    assert build_parser().parse_args(["serve-external", "--port", "0"]).bot == "net:"
+    assert build_parser().parse_args(["serve-http"]).bot == "net:"
 
 
 @pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")

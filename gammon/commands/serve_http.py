@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+import time
 
 from engine.rules import VARIANTS
 
 from ..errors import UsageError
+from ..external import MAX_CLIENTS, TIMEOUT
 from .match import load_bot
 
 HELP = """\
@@ -18,8 +21,15 @@ Serve a bot over HTTP with a small JSON API (GET only):
   /eval?posid=POSID              probabilities, cubeless and cubeful equities, cube action
                                  (bots with probabilities: net:PATH, gnubg)
 
-A bad request gets status 400 and {"error": "..."}. Listens on 127.0.0.1 unless --host
-says otherwise; Ctrl-C stops.
+Every answer is JSON, errors too: {"error": "..."} with status 400 (a bad parameter), 404
+(an unknown path), 405 (a method other than GET), 408 (a request not complete within
+--timeout seconds), 413/414/431 (a body, request line or headers over 64 KB) or 503 (more
+than --max-clients connections). A Position ID's '+' is written %2B in a URL (a plain '+'
+arrives as a space, which is read as '+').
+
+Requests are served at once, each connection in its own thread. Listens on 127.0.0.1
+unless --host says otherwise; Ctrl-C or SIGTERM stops (answers in flight finish first, 2 s
+at most; exit status 0).
 
 example:
   gammon serve-http --port 8080 --bot net: &
@@ -34,28 +44,43 @@ def add_parser(sub) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
     p.add_argument("--bot", default="net:", help="the bot (default: net:, the shipped one)")
     p.add_argument("--variant", default="standard", choices=list(VARIANTS))
+    p.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
+                   help=f"a request must arrive whole within SECONDS (default: {TIMEOUT:g})")
+    p.add_argument("--max-clients", type=int, default=MAX_CLIENTS, metavar="N",
+                   help=f"connections served at once; more get 503 (default: {MAX_CLIENTS})")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     from eval.cube_bots import probability_source
 
+    from ..external import signal_name, stop_on_signals
     from ..http_api import Api, make_server
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0..65535, got {args.port}")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    if args.max_clients < 1:
+        raise UsageError(f"--max-clients must be >= 1, got {args.max_clients}")
     bot = load_bot(args.bot, None, args.variant)
     api = Api(bot, args.bot, args.variant, probability_source(bot))
     try:
-        server = make_server(api, args.host, args.port)
+        server = make_server(api, args.host, args.port, args.timeout, args.max_clients)
     except OSError as e:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
     host, port = server.server_address[:2]
     print(f"serving {args.bot} on http://{host}:{port} (/move, /eval); Ctrl-C stops",
           file=sys.stderr, flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    stop = threading.Event()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.25},
+                              name="serve-http", daemon=True)
+    with stop_on_signals(stop) as received:
+        thread.start()
+        try:
+            while not stop.is_set() and thread.is_alive():
+                time.sleep(0.1)  # poll: the signal handler sets ``stop``
+        finally:
+            server.stop()
+    print(f"stopped ({signal_name(received[0]) if received else 'server ended'})",
+          file=sys.stderr, flush=True)
     return 0
