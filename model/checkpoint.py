@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 import pickle
 import tempfile
+import zipfile
 from pathlib import Path
 
 import torch
 
+from .botfile import MAX_FILE_BYTES, check_regular_file, network_sizes, short
 from .encoding import width
 from .net import ValueNet
 
@@ -54,14 +56,24 @@ def model_payload(net: ValueNet, encoding: str, variant: str) -> dict:
 
 
 def load(path: str | Path) -> dict:
-    """Read a checkpoint; CheckpointError names the file for anything wrong with it."""
+    """Read a checkpoint; CheckpointError names the file for anything wrong with it.
+
+    Before torch reads it, the file must be a regular file of at most MAX_FILE_BYTES (512 MB)
+    whose archive declares no more than that. Afterwards its ``model`` entry must describe a
+    network within the limits of ``model.botfile.network_sizes`` and its ``state_dict`` must
+    hold exactly that network's tensors, every one finite.
+    """
     path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"{path}: no such checkpoint file")
-    with open(path, "rb") as f:
-        magic = f.read(4)
+    check_regular_file(path, "checkpoint file", CheckpointError)
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise CheckpointError(f"{path}: cannot read it ({e.strerror})") from None
     if magic[:2] != b"PK" and magic[:1] != b"\x80":  # torch files are zip archives
         raise CheckpointError(f"{path}: not a readable checkpoint (not a torch file)")
+    if magic[:2] == b"PK":
+        _check_archive(path)
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:
@@ -74,12 +86,65 @@ def load(path: str | Path) -> dict:
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a gammon checkpoint")
     if payload.get("version") != VERSION:
-        raise CheckpointError(f"{path}: checkpoint format version {payload.get('version')}, "
-                              f"this gammon reads version {VERSION}")
+        raise CheckpointError(f"{path}: checkpoint format version "
+                              f"{short(payload.get('version'))}, this gammon reads version "
+                              f"{VERSION}")
     for key in ("model", "state_dict"):
         if key not in payload:
             raise CheckpointError(f"{path}: checkpoint has no {key!r} entry")
+    check_weights(payload["model"], payload["state_dict"], path)
     return payload
+
+
+def _check_archive(path: Path) -> None:
+    """Refuse a zip whose entries would expand beyond MAX_FILE_BYTES (a zip bomb)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            declared = sum(info.file_size for info in z.infolist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        raise CheckpointError(f"{path}: not a readable checkpoint (truncated or corrupt)") \
+            from None
+    if declared > MAX_FILE_BYTES:
+        raise CheckpointError(f"{path}: its archive expands to {declared:,} bytes, more than "
+                              f"a checkpoint can be ({MAX_FILE_BYTES // 2**20} MB); refused")
+
+
+def expected_tensors(sizes: list[int]) -> dict[str, tuple[int, ...]]:
+    """The state_dict of ``ValueNet`` with layer sizes [inputs, hidden..., 6]: name -> shape."""
+    names = [f"layers.{i}" for i in range(len(sizes) - 2)] + ["out"]
+    expected = {}
+    for name, fan_in, fan_out in zip(names, sizes[:-1], sizes[1:]):
+        expected[f"{name}.weight"] = (fan_out, fan_in)
+        expected[f"{name}.bias"] = (fan_out,)
+    return expected
+
+
+def check_weights(spec, state_dict, path) -> None:
+    """Refuse a ``model`` entry of the wrong type or beyond the limits, and weights that are
+    missing, misshapen, not floating point or not finite; the message names the file."""
+    sizes = network_sizes(spec, path, CheckpointError, "model entry")
+    if not isinstance(state_dict, dict):
+        raise CheckpointError(f"{path}: its state_dict is {type(state_dict).__name__}, not a "
+                              "table of weights")
+    expected = expected_tensors(sizes)
+    for name, shape in expected.items():
+        tensor = state_dict.get(name)
+        if not isinstance(tensor, torch.Tensor):
+            got = "missing" if tensor is None else f"a {type(tensor).__name__}"
+            raise CheckpointError(f"{path}: weights do not fit the model it describes "
+                                  f"({name} is {got}, not a tensor)")
+        if tuple(tensor.shape) != shape:
+            raise CheckpointError(f"{path}: weights do not fit the model it describes "
+                                  f"({name} has shape {tuple(tensor.shape)}, the model "
+                                  f"implies {shape})")
+        if not tensor.is_floating_point():
+            raise CheckpointError(f"{path}: {name} is {tensor.dtype}, not floating point")
+        if not bool(torch.isfinite(tensor).all()):
+            raise CheckpointError(f"{path}: {name} holds NaN or infinite weights")
+    extra = sorted(str(k) for k in state_dict if k not in expected)
+    if extra:
+        raise CheckpointError(f"{path}: weights do not fit the model it describes "
+                              f"(unexpected {short(', '.join(extra))[1:-1]})")
 
 
 def build_net(payload: dict, path: str | Path = "checkpoint") -> ValueNet:

@@ -18,7 +18,7 @@ from engine.movegen import legal_plays
 from engine.sample import from_random_play
 
 from . import botfile
-from .checkpoint import build_net, load
+from .checkpoint import CheckpointError, build_net, load
 from .net import ValueNet
 from .numpy_net import load_bot_file
 from .policy import NetEvaluator
@@ -63,7 +63,16 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, check_games: int 
     The check plays ``check_games`` random games, takes every afterstate of their positions
     and compares the six probabilities. CheckpointError / BotFileError say what is wrong.
     """
+    if botfile.is_bot_file(checkpoint):
+        raise CheckpointError(f"{checkpoint}: already a bot file (exported); it plays as "
+                              f"net:{checkpoint}, nothing to export")
     payload = load(checkpoint)
+    out_path = Path(out)
+    if out_path.is_dir():
+        raise botfile.BotFileError(f"{out}: a directory; give the bot file to write")
+    if out_path.exists() and out_path.resolve() == Path(checkpoint).resolve():
+        raise botfile.BotFileError(f"{out}: the checkpoint being exported; writing the bot "
+                                   "file there would replace it")
     net = build_net(payload, checkpoint)
     spec = payload["model"]
     size = export_net(net, spec["encoding"], spec["variant"], out, Path(checkpoint).name)

@@ -42,7 +42,10 @@ ACTIVATIONS = {"sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, 0), "tanh": 
 class NumpyNet:
     """MLP logits (N, 6) of boards (N, 26) int8, from a bot file's metadata and arrays."""
 
-    def __init__(self, meta: dict, arrays: dict[str, np.ndarray]):
+    def __init__(self, meta: dict, arrays: dict[str, np.ndarray], source="bot file"):
+        # shapes, sizes (hidden widths at most botfile.MAX_WIDTH: the pair table below holds
+        # 12 * 31 * 31 rows of H1 floats) and finite weights, before any table is built
+        botfile.check(meta, arrays, source)
         self.meta = meta
         self.encoding, self.activation = meta["encoding"], meta["activation"]
         self.hidden = tuple(meta["hidden"])
@@ -141,6 +144,6 @@ def load_bot_file(path: str | Path, variant: str | None = None) -> NumpyNetBot:
     meta, arrays = botfile.read(path)
     if variant is not None and meta["variant"] != variant:
         raise botfile.BotFileError(f"{path}: trained for {meta['variant']!r}, not {variant!r}")
-    bot = NumpyNetBot(NumpyEvaluator(NumpyNet(meta, arrays)))
+    bot = NumpyNetBot(NumpyEvaluator(NumpyNet(meta, arrays, path)))
     bot.name = f"net:{path}"
     return bot

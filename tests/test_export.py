@@ -155,3 +155,29 @@ def test_bad_bot_files_are_refused_with_the_reason(tmp_path):
         botfile.read(pickled)
     with zipfile.ZipFile(out) as z:
         assert all(name.endswith(".npy") for name in z.namelist())
+
+
+def test_export_takes_net_names_and_bare_paths(tmp_path, capsys):
+    """``net:`` (the shipped model), ``net:PATH`` and ``PATH`` alike, as wherever a bot is
+    named; a bot file, a missing file or the checkpoint itself as OUT are refused."""
+    from gammon.cli import main
+    from model.player import DEFAULT
+    path = _checkpoint(tmp_path, _net(hidden=(8,)))
+    for source, expected in (("net:", DEFAULT), (f"net:{path}", path), (str(path), path)):
+        out = tmp_path / "exported.npz"
+        out.unlink(missing_ok=True)
+        assert main(["export", source, str(out), "--check-games", "1", "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["meta"]["source"] == Path(expected).name
+        assert report["max_abs_diff"] < 1e-5 and botfile.is_bot_file(out)
+    for argv, message in (
+            ([f"net:{out}", str(tmp_path / "again.npz")], "already a bot file"),
+            (["net:" + str(tmp_path / "missing.pt"), str(out)], "no such checkpoint"),
+            ([str(path), str(path)], "the checkpoint being exported"),
+            ([str(path), str(tmp_path)], "a directory"),
+            ([str(path), str(out), "--check-games", "100000000"], "--check-games")):
+        assert main(["export", *argv]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+    assert ckpt.load(path)  # still the checkpoint it was
+    assert not (tmp_path / "again.npz").exists()

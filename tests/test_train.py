@@ -83,7 +83,10 @@ def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
     proc = subprocess.Popen(GAMMON + ["train", "--config", str(toml), "--out",
                                       str(tmp_path / "run"), "--no-progress"],
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(8)
+    # the "training ..." line comes just before the run installs its handlers; a fixed
+    # sleep alone could signal a process still importing torch on a busy machine
+    assert proc.stderr.readline().startswith("training"), proc.stderr.read()
+    time.sleep(3)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

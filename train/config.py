@@ -3,17 +3,24 @@
 The defaults are those of ``configs/default.toml`` (a test keeps them equal), so an
 installed copy without the configs folder trains the same way.
 
-Unknown keys and values of the wrong type are errors that name the key. Command-line flags
-override a preset through ``Config.with_overrides``.
+Unknown keys, values of the wrong type and values outside their range (``RANGES``, also in
+each field's description) are errors that name the key. Command-line flags override a
+preset through ``Config.with_overrides``, checked the same way.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
+import stat
 import tomllib
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# the limits every network file is checked against (torch-free: NumPy only)
+from model.botfile import MAX_LAYERS, MAX_PARAMETERS, MAX_WIDTH, WIDTHS as _INPUTS
 
 
 class ConfigError(ValueError):
@@ -25,7 +32,7 @@ class ModelConfig:
     encoding: str = "classic"
     """Input encoding: "classic" (TD-Gammon's 198 units) or "expert" (plus 24 features)."""
     hidden: tuple[int, ...] = (80,)
-    """Hidden layer sizes."""
+    """Hidden layer sizes: 1 to 16 layers, each 1..4096 units, at most 2**26 weights."""
     activation: str = "sigmoid"
     """Hidden activation: sigmoid, relu or tanh."""
 
@@ -33,50 +40,56 @@ class ModelConfig:
 @dataclass(frozen=True)
 class TrainConfig:
     games: int = 80_000
-    """Self-play games to play in this run (in total, counting a resumed run's games)."""
+    """Self-play games to play in this run (in total, counting a resumed run's games):
+    1 .. 10**12 - 1."""
     parallel_games: int = 512
-    """Games advanced in lock-step (G): one network call per ply scores all of them."""
+    """Games advanced in lock-step (G): one network call per ply scores all of them;
+    1..100,000 (each holds a 1,024-ply history: about 51 KB)."""
     lam: float = 0.7
-    """TD(lambda) trace decay for the lambda-returns."""
+    """TD(lambda) trace decay for the lambda-returns: 0..1."""
     learning_rate: float = 0.001
-    """Adam step size at the start."""
+    """Adam step size at the start: finite, above 0, at most 1."""
     lr_halving_games: int = 0
-    """Halve the step size every this many games (0: keep it constant)."""
+    """Halve the step size every this many games (0: keep it constant); 0 .. 10**12 - 1."""
     lr_min: float = 0.0
-    """The step size never goes below this."""
+    """The step size never goes below this: finite, 0..1."""
     batch_size: int = 128
-    """Positions per gradient step."""
+    """Positions per gradient step: 1..1,000,000."""
     update_every: int = 8192
-    """Positions gathered from finished games before a round of gradient steps."""
+    """Positions gathered from finished games before a round of gradient steps:
+    1..1,000,000."""
     epochs: int = 1
-    """Passes over each round's positions."""
+    """Passes over each round's positions: 1..1,000."""
     epsilon: float = 0.0
-    """Share of plays chosen at random during self-play (exploration)."""
+    """Share of plays chosen at random during self-play (exploration): 0..1."""
     variant: str = "standard"
     """Variant played: standard, nackgammon, hypergammon or longgammon."""
     seed: int = 1
-    """Seed of everything random in the run."""
+    """Seed of everything random in the run: 0 .. 2**63 - 1."""
     device: str = "auto"
     """auto (CUDA when available), cpu or cuda."""
     threads: int = 1
-    """CPU threads for torch (one is fastest for these small networks; more than the free
-    cores is much slower)."""
+    """CPU threads for torch, 1..256 (one is fastest for these small networks; more than
+    the free cores is much slower)."""
 
 
 @dataclass(frozen=True)
 class EvalConfig:
     every_games: int = 20_000
-    """Evaluate against pubeval after every this many self-play games (0: never)."""
+    """Evaluate against pubeval after every this many self-play games (0: never);
+    0 .. 10**12 - 1."""
     games: int = 1_000
-    """Paired games per evaluation against pubeval."""
+    """Paired games per evaluation against pubeval: 1..1,000,000 (an odd number is played
+    as the next even one)."""
 
 
 @dataclass(frozen=True)
 class RunConfig:
     out: str = "runs/default"
-    """Run directory: checkpoints, TensorBoard logs, results."""
+    """Run directory: checkpoints, TensorBoard logs, results (not empty)."""
     checkpoint_every_games: int = 20_000
-    """Write a checkpoint after every this many games (and at the end)."""
+    """Write a checkpoint after every this many games (and at the end); 0 .. 10**12 - 1
+    (0: only at the end)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +118,67 @@ class Config:
 
 _SECTIONS = typing.get_type_hints(Config)
 
+MAX_CONFIG_BYTES = 2**20
+
+RANGES: dict[str, tuple[float, float]] = {
+    # valid values of every numeric key, both ends included (train.learning_rate: above 0)
+    "train.games": (1, 10**12 - 1),
+    "train.parallel_games": (1, 100_000),
+    "train.lam": (0.0, 1.0),
+    "train.learning_rate": (0.0, 1.0),
+    "train.lr_halving_games": (0, 10**12 - 1),
+    "train.lr_min": (0.0, 1.0),
+    "train.batch_size": (1, 1_000_000),
+    "train.update_every": (1, 1_000_000),
+    "train.epochs": (1, 1000),
+    "train.epsilon": (0.0, 1.0),
+    "train.seed": (0, 2**63 - 1),
+    "train.threads": (1, 256),
+    "eval.every_games": (0, 10**12 - 1),
+    "eval.games": (1, 1_000_000),
+    "run.checkpoint_every_games": (0, 10**12 - 1),
+}
+_ABOVE_LOW = {"train.learning_rate"}  # the low end itself is not valid
+
+
+def _fmt(x) -> str:
+    if isinstance(x, float):
+        return f"{x:g}"
+    if x == 2**63 - 1:
+        return f"2**63-1 ({x})"
+    if x >= 10**6 and x + 1 == 10 ** len(str(x)):
+        return f"10**{len(str(x))}-1"
+    return f"{x:,}"
+
+
+def describe_range(key: str) -> str:
+    """The valid values of a numeric key in words: "within 1..256", "above 0, at most 1"."""
+    low, high = RANGES[key]
+    if key in _ABOVE_LOW:
+        return f"above {_fmt(low)} and at most {_fmt(high)}"
+    return f"within {_fmt(low)}..{_fmt(high)}"
+
+
+def check_range(key: str, value) -> None:
+    """ConfigError naming ``key`` when ``value`` is outside its range (or not finite)."""
+    low, high = RANGES[key]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{key}: must be a finite number {describe_range(key)}, "
+                          f"got {value}")
+    if not (low < value if key in _ABOVE_LOW else low <= value) or value > high:
+        raise ConfigError(f"{key}: must be {describe_range(key)}, got {_short(value)}")
+
+
+def _short(value, limit: int = 80) -> str:
+    """repr(value), cut to about ``limit`` characters: bad input is quoted, not echoed."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _cut(text, limit: int = 40) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
 
 def _check_type(key: str, value, kind):
     """The value converted to the field's type, or ConfigError naming the key."""
@@ -112,21 +186,27 @@ def _check_type(key: str, value, kind):
     if origin is tuple:
         if not isinstance(value, (list, tuple)) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in value):
-            raise ConfigError(f"{key}: expected a list of whole numbers, got {value!r}")
+            raise ConfigError(f"{key}: expected a list of whole numbers, got {_short(value)}")
         if not value or min(value) < 1:
-            raise ConfigError(f"{key}: expected positive sizes, got {value!r}")
+            raise ConfigError(f"{key}: expected positive sizes, got {_short(value)}")
+        if len(value) > MAX_LAYERS or max(value) > MAX_WIDTH:
+            raise ConfigError(f"{key}: expected 1 to {MAX_LAYERS} sizes, each 1..{MAX_WIDTH}, "
+                              f"got {_short(value)}")
         return tuple(value)
     if kind is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{key}: expected a number, got {value!r}")
-        return float(value)
+            raise ConfigError(f"{key}: expected a number, got {_short(value)}")
+        try:
+            return float(value)
+        except OverflowError:  # an int beyond float's range
+            raise ConfigError(f"{key}: must be a finite number, got {_short(value)}") from None
     if kind is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{key}: expected a whole number, got {value!r}")
+            raise ConfigError(f"{key}: expected a whole number, got {_short(value)}")
         return value
     if kind is str:
         if not isinstance(value, str):
-            raise ConfigError(f"{key}: expected text, got {value!r}")
+            raise ConfigError(f"{key}: expected text, got {_short(value)}")
         return value
     raise ConfigError(f"{key}: unsupported type {kind}")
 
@@ -136,7 +216,8 @@ def _section(cls, values: dict, prefix: str):
     hints = typing.get_type_hints(cls)
     for key in values:
         if key not in fields:
-            raise ConfigError(f"unknown key {prefix}.{key}; valid: {', '.join(fields)}")
+            raise ConfigError(f"unknown key {prefix}.{_cut(key)}; "
+                              f"valid: {', '.join(fields)}")
     checked = {k: _check_type(f"{prefix}.{k}", v, hints[k]) for k, v in values.items()}
     return _validate(prefix, cls(**checked))
 
@@ -153,17 +234,20 @@ def _validate(prefix: str, section):
     for f in dataclasses.fields(section):
         key, value = f"{prefix}.{f.name}", getattr(section, f.name)
         if key in _CHOICES and value not in _CHOICES[key]:
-            raise ConfigError(f"{key}: {value!r} is not one of {', '.join(_CHOICES[key])}")
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
-            raise ConfigError(f"{key}: must not be negative, got {value!r}")
-    if prefix == "train":
-        if not 0 <= section.lam <= 1:
-            raise ConfigError(f"train.lam: must be within 0..1, got {section.lam}")
-        if not 0 <= section.epsilon <= 1:
-            raise ConfigError(f"train.epsilon: must be within 0..1, got {section.epsilon}")
-        for name in ("parallel_games", "batch_size", "update_every", "epochs", "threads"):
-            if getattr(section, name) < 1:
-                raise ConfigError(f"train.{name}: must be at least 1")
+            raise ConfigError(f"{key}: {_short(value)} is not one of "
+                              f"{', '.join(_CHOICES[key])}")
+        if key in RANGES:
+            check_range(key, value)
+    if prefix == "model":
+        sizes = [_INPUTS[section.encoding], *section.hidden, 6]
+        weights = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+        if weights > MAX_PARAMETERS:
+            raise ConfigError(f"model.hidden: {list(section.hidden)} makes {weights:,} "
+                              f"weights, more than {MAX_PARAMETERS:,}")
+    if prefix == "run" and not section.out.strip():
+        raise ConfigError("run.out: the run directory must not be empty")
+    if prefix == "run" and "\0" in section.out:
+        raise ConfigError("run.out: the run directory's name holds a NUL character")
     return section
 
 
@@ -172,7 +256,8 @@ def from_dict(data: dict) -> Config:
     sections = {}
     for name, values in data.items():
         if name not in _SECTIONS:
-            raise ConfigError(f"unknown section [{name}]; valid: {', '.join(_SECTIONS)}")
+            raise ConfigError(f"unknown section [{_cut(name)}]; "
+                              f"valid: {', '.join(_SECTIONS)}")
         if not isinstance(values, dict):
             raise ConfigError(f"[{name}] must be a table of keys")
         sections[name] = _section(_SECTIONS[name], values, name)
@@ -180,15 +265,42 @@ def from_dict(data: dict) -> Config:
 
 
 def load(path: str | Path) -> Config:
-    """Read a TOML preset."""
+    """Read a TOML preset: a regular file of at most 1 MB of UTF-8 text."""
     path = Path(path)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
         raise ConfigError(f"config file {path} not found") from None
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{path}: cannot read the config file "
+                          f"({getattr(e, 'strerror', None) or e})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ConfigError(f"{path}: a directory, not a TOML config file")
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{path}: not a regular file (a device, pipe or socket), not a "
+                          "TOML config file")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: {st.st_size:,} bytes, too large for a TOML config file "
+                          f"(at most {MAX_CONFIG_BYTES:,})")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the config file ({e.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a TOML config file (not UTF-8 text: byte {e.start} "
+                          f"is {data[e.start:e.start + 1]!r})") from None
+    if "\0" in text:
+        raise ConfigError(f"{path}: not a TOML config file (binary content: a NUL byte at "
+                          f"byte {data.index(0)})")
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+        raise ConfigError(f"{path}: not valid TOML: {str(e)[:120]}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     try:
         return from_dict(data)
     except ConfigError as e:

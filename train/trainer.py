@@ -1,11 +1,19 @@
 """A training run, top to bottom: self-play, TD(lambda) targets, batched updates, evaluation
 against pubeval, TensorBoard scalars, atomic checkpoints and exact resume.
+
+Also the run directory's rules (``run_files``, ``clear_run``, ``remove_stale_tmp``) and the
+checks of a checkpoint's training state before a run resumes from it (``resume_payload``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
+import os
 import signal
+import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +27,7 @@ from model.encoding import encoder, width
 from model.net import ValueNet
 from model.policy import NetEvaluator, NetPolicy
 
-from .config import Config, from_dict
+from .config import Config, ConfigError, from_dict
 from .selfplay import SelfPlay
 from .td import lambda_returns
 
@@ -63,8 +71,11 @@ class Trainer:
     """One run: build or resume, then ``run()`` until the configured number of games."""
 
     def __init__(self, config: Config, out: str | Path, resume: dict | None = None,
-                 log=print):
+                 log=print, source: str | Path | None = None):
+        """``resume``: a payload from ``resume_payload``; ``source`` names its file in the
+        CheckpointError raised when its training state cannot be restored."""
         self.config, self.out, self.log = config, Path(out), log
+        self.source = str(source) if source is not None else "checkpoint"
         t = config.train
         torch.manual_seed(t.seed)
         torch.set_num_threads(t.threads)
@@ -86,6 +97,8 @@ class Trainer:
         self.pending_targets: list[np.ndarray] = []
         self.recent = {"points": [], "plies": []}
         self.stop_requested = False
+        self.stop_signal: int | None = None  # the signal that asked to stop
+        self.resumed = resume is not None
         if resume is not None:
             self._restore(resume)
 
@@ -146,9 +159,21 @@ class Trainer:
     # --- the run ---------------------------------------------------------------------------
 
     def run(self, writer=None, progress=None) -> Counters:
-        """Play and learn until ``train.games``; evaluate and checkpoint on the way."""
+        """Play and learn until ``train.games``; evaluate and checkpoint on the way.
+
+        SIGINT (Ctrl-C) and SIGTERM stop the run at the next play: a checkpoint is saved and
+        ``stop_requested`` / ``stop_signal`` say so. Both handlers are installed here
+        explicitly (never relying on inherited ones, which may ignore SIGINT in a background
+        job) and the previous ones are put back before the final evaluation.
+        """
         cfg, c = self.config, self.counters
-        previous = signal.signal(signal.SIGINT, self._request_stop)
+        self.out.mkdir(parents=True, exist_ok=True)
+        if self.resumed:
+            # a kill between an evaluation and the next checkpoint left a line the
+            # checkpoint does not know; the resumed run plays that evaluation again
+            self._write_evaluations()
+            self.resumed = False
+        previous = self._install_stop_handlers()
         started, games_at_start = time.perf_counter(), c.games
         last_log_time, last_log_games = started, c.games
         try:
@@ -174,17 +199,37 @@ class Trainer:
                     started = time.perf_counter()
                     self.save()
                     c.next_checkpoint += cfg.run.checkpoint_every_games
+            c.seconds += time.perf_counter() - started
+            self.save()
         finally:
-            signal.signal(signal.SIGINT, previous)
-        c.seconds += time.perf_counter() - started
-        self.save()
+            self._restore_stop_handlers(previous)
         if not self.stop_requested and cfg.eval.every_games and (
                 not c.history or c.history[-1]["games_trained"] != c.games):
             self._evaluate(writer, progress)
             self.save()
         return c
 
+    _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def _install_stop_handlers(self) -> dict:
+        """Make SIGINT and SIGTERM request a stop; returns the handlers they had."""
+        if threading.current_thread() is not threading.main_thread():
+            return {}  # signals reach the main thread only; nothing to install from here
+        previous = {}
+        for sig in self._STOP_SIGNALS:
+            previous[sig] = signal.getsignal(sig)
+            signal.signal(sig, self._request_stop)
+        return previous
+
+    @staticmethod
+    def _restore_stop_handlers(previous: dict) -> None:
+        for sig, handler in previous.items():
+            # None: a handler not installed from Python; the default is the best we can do
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+
     def _request_stop(self, signum, frame) -> None:
+        if not self.stop_requested:
+            self.stop_signal = signum
         self.stop_requested = True
 
     def _log_training(self, writer, loss: float, rate: float, progress) -> None:
@@ -238,6 +283,23 @@ class Trainer:
             f.write(json.dumps(result) + "\n")
         return result
 
+    def _write_evaluations(self) -> None:
+        """evaluations.jsonl rewritten (atomically) from the history of the counters."""
+        path = self.out / "evaluations.jsonl"
+        if not self.counters.history and not path.exists():
+            return
+        fd, tmp = tempfile.mkstemp(dir=self.out, prefix=path.name + ".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.writelines(json.dumps(r) + "\n" for r in self.counters.history)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
     # --- checkpoints -----------------------------------------------------------------------
 
     def save(self) -> None:
@@ -264,25 +326,304 @@ class Trainer:
                                           "results": json.dumps(self.counters.history)})
 
     def _restore(self, payload: dict) -> None:
-        self.net.load_state_dict(payload["state_dict"])
-        self.net.invalidate()
-        self.optimizer.load_state_dict(payload["optimizer"])
-        self.counters = Counters(**json.loads(payload["counters"]))
-        self.rng.bit_generator.state = json.loads(payload["rng"])
-        self.selfplay.load_state_dict(
-            {k: v.numpy() if isinstance(v, torch.Tensor) else v
-             for k, v in payload["selfplay"].items()})
-        states = payload["pending_states"].numpy()
-        self.pending_states = [states.copy()] if len(states) else []
-        targets = payload["pending_targets"].numpy()
-        self.pending_targets = [targets.copy()] if len(targets) else []
+        """Continue from a checkpoint's payload (checked by ``resume_payload``); anything
+        that still does not fit is a CheckpointError naming ``self.source`` and the part."""
+        def tensors_to_arrays(state):
+            return {k: v.numpy() if isinstance(v, torch.Tensor) else v
+                    for k, v in state.items()}
 
+        def pending(name):
+            array = payload[name].numpy()
+            return [array.copy()] if len(array) else []
+
+        steps = [
+            ("state_dict", lambda: self.net.load_state_dict(payload["state_dict"])),
+            ("optimizer", lambda: self._load_optimizer(payload["optimizer"])),
+            ("counters", lambda: setattr(self, "counters",
+                                         Counters(**json.loads(payload["counters"])))),
+            ("rng", lambda: setattr(self.rng.bit_generator, "state",
+                                    json.loads(payload["rng"]))),
+            ("selfplay", lambda: self.selfplay.load_state_dict(
+                tensors_to_arrays(payload["selfplay"]))),
+            ("pending_states", lambda: setattr(self, "pending_states",
+                                               pending("pending_states"))),
+            ("pending_targets", lambda: setattr(self, "pending_targets",
+                                                pending("pending_targets"))),
+        ]
+        for part, step in steps:
+            try:
+                step()
+            except (KeyError, TypeError, ValueError, RuntimeError, AttributeError,
+                    IndexError, OverflowError, RecursionError) as e:
+                raise ckpt.CheckpointError(f"{self.source}: damaged training state: {part} "
+                                           f"({_reason(e)})") from None
+        self.net.invalidate()
+
+    def _load_optimizer(self, state: dict) -> None:
+        """Adam's state, refused unless every moment matches its parameter and is finite."""
+        self.optimizer.load_state_dict(state)
+        for group in self.optimizer.param_groups:
+            for key in ("lr", "eps", "weight_decay"):
+                value = group.get(key, 0.0)
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                        not math.isfinite(value) or value < 0:
+                    raise ValueError(f"{key} is {_short(value)}")
+            betas = group.get("betas", (0.9, 0.999))
+            if not isinstance(betas, (list, tuple)) or len(betas) != 2 or not all(
+                    isinstance(b, (int, float)) and not isinstance(b, bool) and 0 <= b < 1
+                    for b in betas):
+                raise ValueError(f"betas are {_short(betas)}")
+            for key in ("amsgrad", "maximize", "foreach", "capturable", "differentiable",
+                        "fused"):
+                if group.get(key) not in (None, True, False):
+                    raise ValueError(f"{key} is {_short(group.get(key))}")
+            if group.get("fused") or group.get("capturable"):
+                raise ValueError("fused or capturable Adam is not what training uses")
+        for param in self.net.parameters():
+            state_ = self.optimizer.state.get(param, {})
+            for key in ("exp_avg", "exp_avg_sq"):
+                if key in state_:
+                    value = state_[key]
+                    if not isinstance(value, torch.Tensor) or value.shape != param.shape:
+                        raise ValueError(f"{key} does not match its parameter's shape "
+                                         f"{tuple(param.shape)}")
+                    if not bool(torch.isfinite(value).all()):
+                        raise ValueError(f"{key} holds NaN or infinite values")
+            if "step" in state_:
+                step = state_["step"]
+                step = float(step) if not isinstance(step, torch.Tensor) or step.numel() == 1 \
+                    else math.nan
+                if not math.isfinite(step) or step < 0:
+                    raise ValueError("a step count is not a finite count")
+        known = set(self.optimizer.param_groups[0]["params"]) if self.optimizer.param_groups \
+            else set()
+        if any(not isinstance(k, torch.Tensor) or k not in known
+               for k in self.optimizer.state):
+            raise ValueError("state for parameters the network does not have")
+
+
+def _reason(e: BaseException, limit: int = 120) -> str:
+    """The first line of an exception's message, cut short; its type when it has none."""
+    text = str(e).strip()
+    if isinstance(e, KeyError) and e.args:
+        text = f"no {_short(e.args[0], 40)}"
+    text = text.splitlines()[0] if text else type(e).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _short(value, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+# --- resuming: the checkpoint's training state, checked before anything is built -------------
 
 def resume_payload(path) -> tuple[Config, dict]:
-    """The config and state of a run checkpoint, refused with a reason when unusable."""
+    """The config and state of a run checkpoint, refused with a reason when unusable.
+
+    Beyond ``model.checkpoint.load`` (the file, the network, finite weights): the config is a
+    valid one for this network, the counters, generator state, self-play state and pending
+    samples have the types, keys, shapes and ranges a run writes. What only the restore
+    itself can check (shapes against the config, the optimizer's moments) is checked by
+    ``Trainer`` (CheckpointError naming its ``source``).
+    """
     payload = ckpt.load(path)
     for key in ("config", "optimizer", "selfplay", "rng", "counters"):
         if key not in payload:
             raise ckpt.CheckpointError(f"{path}: a model file, not a run checkpoint "
                                        f"(no {key!r}); resume from the run's checkpoint.pt")
-    return from_dict(payload["config"]), payload
+    if not isinstance(payload["config"], dict):
+        raise ckpt.CheckpointError(f"{path}: damaged training state: its config is a "
+                                   f"{type(payload['config']).__name__}, not a table")
+    try:
+        config = from_dict(payload["config"])
+    except ConfigError as e:
+        raise ckpt.CheckpointError(f"{path}: damaged training state: its config: {e}") \
+            from None
+    spec, m = payload["model"], config.model
+    described = (spec["encoding"], list(spec["hidden"]), spec["activation"], spec["variant"])
+    configured = (m.encoding, list(m.hidden), m.activation, config.train.variant)
+    if described != configured:
+        raise ckpt.CheckpointError(
+            f"{path}: damaged training state: its network is {_short(described)}, its "
+            f"config asks for {_short(configured)} (encoding, hidden, activation, variant)")
+    for check in (_check_counters, _check_rng, _check_optimizer, _check_selfplay,
+                  _check_pending):
+        reason = check(payload)
+        if reason:
+            raise ckpt.CheckpointError(f"{path}: damaged training state: {reason}")
+    return config, payload
+
+
+def _json_text(payload: dict, key: str):
+    """(value, None) for a JSON text entry, or (None, reason)."""
+    text = payload[key]
+    if not isinstance(text, str):
+        return None, f"{key} is a {type(text).__name__}, not JSON text"
+    try:
+        return json.loads(text), None
+    except RecursionError:
+        return None, f"{key} is JSON nested too deeply"
+    except ValueError as e:
+        return None, f"{key} is not JSON ({_reason(e, 60)})"
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value)
+
+
+def _check_counters(payload: dict) -> str | None:
+    counters, reason = _json_text(payload, "counters")
+    if reason:
+        return reason
+    if not isinstance(counters, dict):
+        return f"counters is a JSON {type(counters).__name__}, not an object"
+    fields = [f.name for f in dataclasses.fields(Counters)]
+    unknown = [k for k in counters if k not in fields]
+    if unknown:
+        return f"counters has unknown keys {_short(unknown)}; valid: {', '.join(fields)}"
+    missing = [k for k in fields if k not in counters]
+    if missing:
+        return f"counters lacks {', '.join(missing)}"
+    for key in ("games", "positions", "updates", "next_eval", "next_checkpoint"):
+        if not _is_count(counters[key]):
+            return f"counters.{key} is {_short(counters[key])}, not a count"
+    if not _is_number(counters["seconds"]) or counters["seconds"] < 0:
+        return f"counters.seconds is {_short(counters['seconds'])}, not a duration"
+    history = counters["history"]
+    if not isinstance(history, list):
+        return f"counters.history is {_short(history)}, not a list of evaluations"
+    for i, entry in enumerate(history):
+        if not isinstance(entry, dict) or not _is_count(entry.get("games_trained")) or not all(
+                _is_number(entry.get(k)) for k in ("games", "win_rate", "ppg", "ppg_ci95")):
+            return (f"counters.history[{i}] is {_short(entry)}, not an evaluation "
+                    "(games_trained, games, win_rate, ppg, ppg_ci95)")
+    return None
+
+
+def _check_rng(payload: dict) -> str | None:
+    state, reason = _json_text(payload, "rng")
+    if reason:
+        return reason
+    try:
+        np.random.PCG64().state = state
+    except (KeyError, TypeError, ValueError, OverflowError) as e:
+        return f"rng is not a generator state ({_reason(e, 60)})"
+    return None
+
+
+def _check_optimizer(payload: dict) -> str | None:
+    state = payload["optimizer"]
+    if not isinstance(state, dict) or not isinstance(state.get("state"), dict) or \
+            not isinstance(state.get("param_groups"), list):
+        return "optimizer is not an optimizer's state (state and param_groups)"
+    for value in state["state"].values():
+        if not isinstance(value, dict):
+            return f"optimizer state entry {_short(value)} is not a table"
+        for key, tensor in value.items():
+            if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and \
+                    not bool(torch.isfinite(tensor).all()):
+                return f"optimizer {key} holds NaN or infinite values"
+    return None
+
+
+_SELFPLAY_ARRAYS = {  # key: (the dtype kind it must have, what it is)
+    "boards": ("i", "positions"), "seat": ("i", "seats"), "fresh": ("b", "flags"),
+    "start": ("i", "plies"), "hist_states": ("i", "positions"),
+    "hist_values": ("f", "probabilities")}
+
+
+def _check_selfplay(payload: dict) -> str | None:
+    state = payload["selfplay"]
+    if not isinstance(state, dict):
+        return f"selfplay is a {type(state).__name__}, not a table"
+    missing = [k for k in (*_SELFPLAY_ARRAYS, "now", "rng") if k not in state]
+    if missing:
+        return f"selfplay lacks {', '.join(missing)}"
+    for key, (kind, what) in _SELFPLAY_ARRAYS.items():
+        value = state[key]
+        if not isinstance(value, torch.Tensor):
+            return f"selfplay.{key} is a {type(value).__name__}, not a tensor of {what}"
+        if value.numpy().dtype.kind != kind:
+            return f"selfplay.{key} is {value.dtype}, not a tensor of {what}"
+    if not _is_count(state["now"]):
+        return f"selfplay.now is {_short(state['now'])}, not a count"
+    if not isinstance(state["rng"], str):
+        return f"selfplay.rng is a {type(state['rng']).__name__}, not JSON text"
+    for key in ("boards", "hist_states"):
+        if state[key].numel() and (int(state[key].min()) < -15 or int(state[key].max()) > 15):
+            return f"selfplay.{key} holds more than 15 checkers on a point"
+    start = state["start"]
+    if start.numel() and (int(start.min()) < 0 or int(start.max()) > state["now"]):
+        return "selfplay.start holds plies outside 0..now"
+    if not bool(torch.isfinite(state["hist_values"]).all()):
+        return "selfplay.hist_values holds NaN or infinite values"
+    return None
+
+
+def _check_pending(payload: dict) -> str | None:
+    for key, width_, kind in (("pending_states", 26, "i"), ("pending_targets", 6, "f")):
+        value = payload.get(key)
+        if not isinstance(value, torch.Tensor) or value.dim() != 2 or \
+                value.shape[1] != width_ or value.numpy().dtype.kind != kind:
+            got = (f"{value.dtype} of shape {tuple(value.shape)}"
+                   if isinstance(value, torch.Tensor) else f"a {type(value).__name__}")
+            return f"{key} is {got}, not (N, {width_}) {'integers' if kind == 'i' else 'floats'}"
+    if len(payload["pending_states"]) != len(payload["pending_targets"]):
+        return "pending_states and pending_targets differ in length"
+    if not bool(torch.isfinite(payload["pending_targets"]).all()):
+        return "pending_targets holds NaN or infinite values"
+    return None
+
+
+# --- the run directory ------------------------------------------------------------------------
+
+RUN_FILES = ("checkpoint.pt", "model.pt", "evaluations.jsonl")
+"""The files that make a directory a run's (with TensorBoard's event files)."""
+_TMP_PREFIXES = tuple(name + "." for name in RUN_FILES)
+
+
+def run_files(out: str | Path) -> list[Path]:
+    """The files of a run in ``out``: checkpoint.pt, model.pt, evaluations.jsonl and
+    TensorBoard event files (in ``out/tensorboard`` or ``out`` itself)."""
+    out = Path(out)
+    if not out.is_dir():
+        return []
+    found = [out / name for name in RUN_FILES if (out / name).is_file()]
+    for folder in (out, out / "tensorboard"):
+        if folder.is_dir():
+            found += sorted(p for p in folder.glob("events.out.tfevents.*") if p.is_file())
+    return found
+
+
+def remove_stale_tmp(out: str | Path) -> list[Path]:
+    """Remove the temporary files an interrupted atomic save left behind (``kill -9``
+    between writing and renaming): ``checkpoint.pt.*.tmp``, ``model.pt.*.tmp``,
+    ``evaluations.jsonl.*.tmp``. Returns what was removed."""
+    out = Path(out)
+    removed = []
+    if out.is_dir():
+        for p in out.iterdir():
+            if p.name.startswith(_TMP_PREFIXES) and p.name.endswith(".tmp") and p.is_file():
+                p.unlink(missing_ok=True)
+                removed.append(p)
+    return sorted(removed)
+
+
+def clear_run(out: str | Path) -> list[Path]:
+    """Delete a run's files from ``out`` (``--overwrite``): those of ``run_files`` and stale
+    temporary files; the tensorboard folder too when it is left empty. Other files stay."""
+    out = Path(out)
+    removed = run_files(out)
+    for p in removed:
+        p.unlink(missing_ok=True)
+    removed += remove_stale_tmp(out)
+    board = out / "tensorboard"
+    if board.is_dir() and not any(board.iterdir()):
+        board.rmdir()
+    return removed

@@ -7,8 +7,12 @@ import json
 
 from ..errors import UsageError
 
+NET_PREFIX = "net:"
+MAX_CHECK_GAMES = 10_000
+
 HELP = """\
-Export a trained network (a run's model.pt or checkpoint.pt) as a standalone bot file: an
+Export a trained network (a run's model.pt or checkpoint.pt; net: is the shipped
+checkpoints/default.pt, net:PATH is PATH) as a standalone bot file: an
 .npz archive of float32 weight arrays and a JSON metadata entry (format, version, encoding,
 hidden sizes, activation, variant), no pickle. The file plays with NumPy alone, choosing
 exactly the plays the torch network chooses; use it wherever a bot is named, as net:OUT.
@@ -18,6 +22,7 @@ afterstate of a few random games; the largest probability difference is reported
 
 examples:
   gammon export runs/strong/model.pt strong.npz
+  gammon export net: default.npz                # the shipped model
   gammon match net:strong.npz pubeval --games 1000
 """
 
@@ -25,7 +30,9 @@ examples:
 def add_parser(sub) -> None:
     p = sub.add_parser("export", help="write a checkpoint as a standalone NumPy bot file",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("checkpoint", metavar="CKPT", help="model.pt or checkpoint.pt of a run")
+    p.add_argument("checkpoint", metavar="CKPT",
+                   help="model.pt or checkpoint.pt of a run, as a path or net:PATH "
+                        "(net: alone: the shipped model)")
     p.add_argument("out", metavar="OUT", help="the bot file to write (by convention .npz)")
     p.add_argument("--check-games", type=int, default=8, metavar="N",
                    help="random games whose afterstates are compared (default: 8)")
@@ -38,10 +45,17 @@ def run(args) -> int:
     from model.botfile import BotFileError
     from model.checkpoint import CheckpointError
     from model.export import export_checkpoint
-    if args.check_games < 0:
-        raise UsageError(f"--check-games must be >= 0, got {args.check_games}")
+    from model.player import DEFAULT
+    if not 0 <= args.check_games <= MAX_CHECK_GAMES:
+        raise UsageError(f"--check-games must be within 0..{MAX_CHECK_GAMES:,}, "
+                         f"got {args.check_games}")
+    source = args.checkpoint
+    if source.startswith(NET_PREFIX):  # as wherever a bot is named: net:PATH, net: alone
+        source = source[len(NET_PREFIX):] or str(DEFAULT)
+    if not source:
+        raise UsageError("CKPT is empty; give a checkpoint file, net:PATH or net:")
     try:
-        report = export_checkpoint(args.checkpoint, args.out, args.check_games, args.seed)
+        report = export_checkpoint(source, args.out, args.check_games, args.seed)
     except (CheckpointError, BotFileError, OSError) as e:
         raise UsageError(str(e)) from None
     if args.json:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
@@ -16,12 +19,18 @@ plays paired games against pubeval; the bar shows games/s and the latest result.
 
 The run directory (--out, default from the config) receives checkpoint.pt (for --resume),
 model.pt (the network alone: play it with net:DIR/model.pt), evaluations.jsonl and
-TensorBoard logs (tensorboard --logdir DIR). Ctrl-C saves a checkpoint and exits.
+TensorBoard logs (tensorboard --logdir DIR). A directory that already holds a run is
+refused unless --resume continues that run or --overwrite deletes its files first.
+Ctrl-C or SIGTERM saves a checkpoint and exits (exit code 130 or 143).
+
+Every key of the config has a range (train/config.py); a value outside it, an unknown key
+or a value of the wrong type is refused with the key's name.
 
 examples:
   gammon train                                  # configs/default.toml, a few minutes
   gammon train --config configs/strong.toml --out runs/strong
   gammon train --resume runs/strong/checkpoint.pt --games 2000000
+  gammon train --out runs/default --overwrite   # start runs/default again from scratch
 """
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.toml"
@@ -36,15 +45,23 @@ def add_parser(sub) -> None:
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="where the network runs")
     p.add_argument("--out", help="run directory (overrides the config)")
     p.add_argument("--resume", metavar="PATH", help="continue a run from its checkpoint.pt")
-    p.add_argument("--seed", type=int, help="seed of the run (not with --resume)")
+    p.add_argument("--seed", type=int, help="seed of the run, 0..2**63-1 (not with --resume)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="delete the run in --out first (checkpoint.pt, model.pt, "
+                        "evaluations.jsonl, TensorBoard event files)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
 
 def _load(args):
     from model.checkpoint import CheckpointError
-    from train.config import Config, ConfigError, load
+    from train.config import Config, ConfigError, RANGES, describe_range, load
     from train.trainer import resume_payload
+    for flag, key, value in (("--seed", "train.seed", args.seed),
+                             ("--games", "train.games", args.games)):
+        low, high = RANGES[key]
+        if value is not None and not low <= value <= high:
+            raise UsageError(f"{flag} must be {describe_range(key)}, got {value}")
     try:
         if args.resume:
             if args.config or args.seed is not None:
@@ -63,6 +80,63 @@ def _load(args):
     return config, payload
 
 
+def _check_out(out: Path, args) -> None:
+    """Refuse a run directory that cannot be one, or that holds another run, before
+    anything is written."""
+    from train.trainer import run_files
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: exists and is not a directory (the run directory, --out)")
+    own = bool(args.resume) and out.resolve() == Path(args.resume).resolve().parent
+    if args.overwrite and own:
+        raise UsageError(f"--overwrite would delete the run that --resume continues "
+                         f"({args.resume}); drop --overwrite")
+    if out.is_dir():
+        files = run_files(out)
+        if files and not own and not args.overwrite:
+            names = [p.name for p in files if not p.name.startswith("events.")]
+            if len(names) < len(files):
+                names.append("TensorBoard event files")
+            names = ", ".join(names)
+            hint = (f"use --resume {out / 'checkpoint.pt'} to continue it"
+                    if (out / "checkpoint.pt").is_file() else "use another --out")
+            raise UsageError(f"{out} already holds a run ({names}); {hint}, or --overwrite "
+                             "to delete it and start again")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise UsageError(f"{out}: the run directory is not writable")
+        return
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"{out}: cannot create the run directory ({parent} is not a "
+                         "directory)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{out}: cannot create the run directory ({parent} is not "
+                         "writable)")
+
+
+def _prepare_out(out: Path, args) -> None:
+    """Create the run directory, make sure it takes files, clear an old run (--overwrite)
+    and the temporary files of a save that a kill interrupted."""
+    from train.trainer import clear_run, remove_stale_tmp
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as e:
+        raise UsageError(f"{out}: cannot write the run directory ({e.strerror or e})") \
+            from None
+    if args.overwrite:
+        removed = clear_run(out)
+        if removed:
+            print(f"--overwrite: deleted {len(removed)} files of the old run in {out}",
+                  file=sys.stderr)
+    stale = remove_stale_tmp(out)
+    if stale:
+        print(f"removed {len(stale)} temporary files of an interrupted save in {out}",
+              file=sys.stderr)
+
+
 def run(args) -> int:
     config, payload = _load(args)
     import torch  # noqa: F401  (imported late: --help stays fast)
@@ -70,12 +144,13 @@ def run(args) -> int:
 
     from train.trainer import Trainer
     out = Path(args.resume).parent if args.resume and not args.out else Path(config.run.out)
-    out.mkdir(parents=True, exist_ok=True)
+    _check_out(out, args)
     try:
-        trainer = Trainer(config, out, resume=payload,
+        trainer = Trainer(config, out, resume=payload, source=args.resume,
                           log=lambda text: print(text, file=sys.stderr))
-    except ValueError as e:
+    except ValueError as e:  # CheckpointError: damaged training state; no CUDA device
         raise UsageError(str(e)) from None
+    _prepare_out(out, args)
     writer = _writer(out)
     total = config.train.games
     done = trainer.counters.games
@@ -87,7 +162,11 @@ def run(args) -> int:
         counters = trainer.run(writer, bar)
     if writer is not None:
         writer.close()
-    status = "stopped (checkpoint saved)" if trainer.stop_requested else "done"
+    if trainer.stop_requested:
+        name = signal.Signals(trainer.stop_signal).name if trainer.stop_signal else "a signal"
+        status = f"stopped by {name} (checkpoint saved)"
+    else:
+        status = "done"
     print(f"{status}: {counters.games} games in {counters.seconds:.0f} s; "
           f"checkpoint {out / 'checkpoint.pt'}, model {out / 'model.pt'}", file=sys.stderr)
     if counters.history:
@@ -95,7 +174,9 @@ def run(args) -> int:
         print(f"last evaluation vs pubeval ({last['games']} paired games): "
               f"{last['win_rate']:.1%} wins, {last['ppg']:+.3f} ± {last['ppg_ci95']:.3f} ppg",
               file=sys.stderr)
-    return 130 if trainer.stop_requested else 0
+    if trainer.stop_requested:
+        return 128 + (trainer.stop_signal or signal.SIGINT)
+    return 0
 
 
 def _writer(out: Path):
