@@ -64,7 +64,7 @@ def test_a_new_variant_is_a_rules_object_with_its_filter():
 
 
 def test_variants_are_rules_objects_by_name():
-    assert set(VARIANTS) == {"standard", "nackgammon", "hypergammon", "longgammon"}
+    assert {"standard", "nackgammon", "hypergammon", "longgammon"} <= set(VARIANTS)
     for name, rules in VARIANTS.items():
         assert variant(name) is rules and variant(rules) is rules
         board = start_boards(1, name)[0]

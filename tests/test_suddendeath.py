@@ -1,0 +1,76 @@
+"""Sudden death, as we read our rules source: "whoever first hits an opponent's checker
+wins; no gammons or backgammons" -- the legal plays are the standard ones; a play that hits
+wins at once, 1 point (times the cube); a game without a hit ends as usual with single
+points only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from engine import reference
+from engine.formats import posid
+from engine.game import play, random_policy
+from engine.movegen import legal_plays
+from engine.rules import STANDARD, SUDDENDEATH, variant
+from engine.sample import ALL_ROLLS, from_random_play
+
+DATA = Path(__file__).parent / "data" / "variants_public.jsonl"
+
+
+def _cases():
+    with open(DATA) as f:
+        return [c for c in map(json.loads, f) if c["variant"] == "suddendeath"]
+
+
+def test_all_oracle_cases_match():
+    """The 60 sudden-death cases of the independent implementation: the same results, and
+    the same plays marked as winning."""
+    cases = _cases()
+    assert len(cases) == 60
+    boards = np.array([c["board"] for c in cases], dtype=np.int8)
+    dice = np.array([[c["d1"], c["d2"]] for c in cases])
+    plays = legal_plays(boards, dice, SUDDENDEATH)
+    won = SUDDENDEATH.end_of_game(plays.boards)
+    for i, case in enumerate(cases):
+        rows = np.flatnonzero(plays.root == i)
+        ids = posid.encode_many(plays.boards[rows]) if plays.dice_used[rows[0]] else []
+        ours = dict(zip(ids, (won[rows] != 0).tolist()))
+        assert sorted(ours) == case["results"], case["case"]
+        assert [ours[r] for r in case["results"]] == case["wins"], case["case"]
+    assert any(any(c["wins"]) for c in cases)
+
+
+def test_a_hit_wins_one_point_and_nothing_else_does():
+    board = STANDARD.start_board()
+    after = board.copy()
+    after[13], after[8], after[0] = 4, 4, -1  # 13/8 with a (made-up) hit: a checker on the bar
+    assert SUDDENDEATH.end_of_game(after[None]).tolist() == [1]
+    assert SUDDENDEATH.end_of_game(board[None]).tolist() == [0]
+    gammon = np.zeros(26, np.int8)
+    gammon[20] = -15  # the mover bore off all, the opponent none: still a single
+    assert SUDDENDEATH.end_of_game(gammon[None]).tolist() == [1]
+    assert STANDARD.end_of_game(gammon[None]).tolist() == [2]
+
+
+def test_plays_are_the_standard_ones():
+    rng = np.random.default_rng(3)
+    boards, _ = from_random_play(rng, 20, "suddendeath")
+    boards = boards[rng.permutation(len(boards))[:100]]
+    for board in boards:
+        for d1, d2 in ALL_ROLLS:
+            ours = legal_plays(board[None], np.array([[d1, d2]]), SUDDENDEATH).boards
+            expected = reference.legal_boards(board, int(d1), int(d2), SUDDENDEATH)
+            assert sorted(map(bytes, ours)) == sorted(map(bytes, expected))
+
+
+def test_games_end_at_the_first_hit_for_one_point():
+    rng = np.random.default_rng(5)
+    policy = random_policy(rng)
+    r = play((policy, policy), 200, rng, "suddendeath")
+    assert set(np.abs(r.points).tolist()) == {1}
+    standard = play((policy, policy), 200, np.random.default_rng(5), "standard")
+    assert r.plies.mean() < standard.plies.mean() / 2  # random play hits early
+    assert variant("suddendeath") is SUDDENDEATH
