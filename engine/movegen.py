@@ -29,9 +29,12 @@ MAX_BATCH = 1 << (64 - HASH_BITS)  # the root index lives in the high bits of th
 
 # Exact key of a board change: two words, cells 0..12 and 13..25, in balanced base 11.
 # One play changes a cell by -5..+5 (four checkers leave; a blot hit and four land), so each
-# word is an injective sum(change * 11**i) with |value| < 11**13 / 2.
+# word is an injective sum(change * 11**i) with |value| < 11**13 / 2. A rules object that
+# tracks a play state (``Rules.track``, small non-negative ints) adds state * 11**13 to the
+# second word for merging: still exact, so plays in different states are never merged.
 _BASE = 11
 _POWER = np.array([_BASE ** (c % 13) for c in range(CELLS)], dtype=np.int64)
+_STATE_UNIT = _BASE ** 13
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 
 @dataclass
@@ -51,6 +54,7 @@ class Plays:
     root: np.ndarray
     dice_used: np.ndarray
     packed: np.ndarray
+    state: np.ndarray | None = None  # (K,) int64: the rules' play state (``Rules.track``)
 
     def __len__(self) -> int:
         return len(self.boards)
@@ -74,7 +78,7 @@ class Plays:
         """The plays of the given rows (ascending, so still sorted by root): for a rules
         object's filter on whole plays, which must leave every root at least one row."""
         return Plays(self.boards[rows], self.root[rows], self.dice_used[rows],
-                     self.packed[rows])
+                     self.packed[rows], None if self.state is None else self.state[rows])
 
     def counts(self, n: int) -> np.ndarray:
         """Number of distinct results per input position: (n,)."""
@@ -97,6 +101,7 @@ class _Level:
     outside: np.ndarray  # (M,) int64 mover's checkers outside the home board (bar included)
     parent: np.ndarray  # (M,) int64 row in the previous level
     step: np.ndarray  # (M,) int16 the last step's code (the rules' code, packed as in Plays)
+    state: np.ndarray | None = None  # (M,) int64 the rules' play state, when they track one
 
 
 def _key_tables(rules) -> tuple[np.ndarray, np.ndarray]:
@@ -174,8 +179,10 @@ def legal_plays(boards: np.ndarray, dice: np.ndarray, rules: Rules = STANDARD) -
     second[1:] = root0[1:] == root0[:-1]
     outside = np.where(boards[:, 7:26] > 0, boards[:, 7:26], 0).sum(axis=1, dtype=np.int64)
     zeros = np.zeros(k0, np.int64)
+    track = rules.track  # None for rules without a play state
     levels = [_Level(boards[root0], root0, np.where(second, low[root0], high[root0]),
-                     zeros, zeros, outside[root0], np.full(k0, -1), np.full(k0, -1, np.int16))]
+                     zeros, zeros, outside[root0], np.full(k0, -1), np.full(k0, -1, np.int16),
+                     None if track is None else zeros)]
 
     for depth in range(4):
         level = levels[-1]
@@ -186,7 +193,8 @@ def legal_plays(boards: np.ndarray, dice: np.ndarray, rules: Rules = STANDARD) -
             if len(rows) == 0:
                 break
             now = _Level(np.take(level.boards, rows, axis=0), None, level.first[rows],
-                         None, None, level.outside[rows], None, None)
+                         None, None, level.outside[rows], None, None,
+                         None if track is None else level.state[rows])
         if depth == 1:  # a mixed roll plays the other die second (a double the same)
             die = high[level.root] + low[level.root] - level.first
         else:
@@ -194,19 +202,24 @@ def legal_plays(boards: np.ndarray, dice: np.ndarray, rules: Rules = STANDARD) -
         parent, code = rules.steps(now.boards, die, now.outside)
         if len(parent) == 0:
             break
+        state = None
+        if track is not None:  # the rules follow something along the play (may branch)
+            branch, state = track(now.boards, parent, code, now.state)
+            parent, code = parent[branch], code[branch]
         whole = parent if rows is None else rows[parent]  # rows of the whole level
         root = level.root[whole]
         lo = level.lo[whole] + key_lo[code]
         hi = level.hi[whole] + key_hi[code]
         if depth > 0:  # (one step from one board never repeats a board)
             # merge partial plays that reach the same board, then build only the kept ones
-            keep = _unique_rows(root, lo, hi)
+            keep = _unique_rows(root, lo, hi if state is None else hi + state * _STATE_UNIT)
             parent, code, whole, root, lo, hi = (
                 parent[keep], code[keep], whole[keep], root[keep], lo[keep], hi[keep])
+            state = None if state is None else state[keep]
         levels.append(_Level(
             np.take(now.boards, parent, axis=0) + np.take(delta, code, axis=0), root,
             level.first[whole], lo, hi, level.outside[whole] - came_home[code], whole,
-            code.astype(np.int16)))
+            code.astype(np.int16), state))
     plays = _collect(levels, n, high, double)
     if rules.filter_plays is not None:
         plays = rules.filter_plays(plays, boards, dice)
@@ -264,14 +277,17 @@ def _collect(levels: list[_Level], n: int, high: np.ndarray, double: np.ndarray)
     out = np.empty((k, CELLS), dtype=np.int8)
     used = np.empty(k, dtype=np.int8)
     packed = np.full((k, 4), -1, dtype=np.int16)
+    state = None if levels[0].state is None else np.empty(k, dtype=np.int64)
     start = 0
     for depth, rows in picks:
         at = where if len(picks) == 1 else where[start:start + len(rows)]
         start += len(rows)
         out[at] = np.take(levels[depth].boards, rows, axis=0)
         used[at] = depth
+        if state is not None:
+            state[at] = levels[depth].state[rows]
         cur = rows
         for d in range(depth, 0, -1):  # walk the parents back to the root
             packed[at, d - 1] = levels[d].step[cur]
             cur = levels[d].parent[cur]
-    return Plays(out, roots[by_root], used, packed)
+    return Plays(out, roots[by_root], used, packed, state)

@@ -11,9 +11,10 @@ import numpy as np
 from .base import BACKGAMMON, GAMMON, SINGLE, Rules
 from .standard import HYPERGAMMON, LONGGAMMON, NACKGAMMON, STANDARD, StandardRules
 from .suddendeath import SUDDENDEATH
+from .caucasian import CAUCASIAN
 
 VARIANTS: dict[str, Rules] = {r.name: r for r in (STANDARD, NACKGAMMON, HYPERGAMMON,
-                                                   LONGGAMMON, SUDDENDEATH)}
+                                                   LONGGAMMON, CAUCASIAN, SUDDENDEATH)}
 
 
 def variant(name: str | Rules) -> Rules:
@@ -34,4 +35,4 @@ def start_boards(n: int, name: str | Rules = "standard") -> np.ndarray:
 
 
 __all__ = ["Rules", "StandardRules", "VARIANTS", "variant", "start_boards", "STANDARD",
-           "NACKGAMMON", "HYPERGAMMON", "LONGGAMMON", "SUDDENDEATH", "SINGLE", "GAMMON", "BACKGAMMON"]
+           "NACKGAMMON", "HYPERGAMMON", "LONGGAMMON", "SUDDENDEATH", "CAUCASIAN", "SINGLE", "GAMMON", "BACKGAMMON"]

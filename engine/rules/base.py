@@ -9,7 +9,9 @@ ask its rules object:
   (``steps`` over a batch, with the tables ``delta`` and ``came_home`` of what each step
   code does) and scalar for the reference and for reading typed plays (``step``, which
   says why a step is illegal);
-- ``filter_plays``: a rule on whole plays applied after the generator (None: none);
+- ``filter_plays``: a rule on whole plays applied after the generator (None: none), and
+  ``track``: a state followed along each play for it (the checker that hit, for the
+  Caucasian rule);
 - ``extra_state``: names of per-game state beyond the 26 cells (none for standard);
 - ``end_of_game``: which afterstates end the game, and the points they win.
 
@@ -41,6 +43,14 @@ class Rules:
     extra_state: tuple[str, ...] = ()
     # a rule on whole plays, ``filter_plays(plays, boards, dice) -> Plays``, or None
     filter_plays = None
+    # a play state followed along each partial play, or None: ``track(boards, parent, code,
+    # state) -> (branch, new_state)`` gets the steps the generator found (parent rows of
+    # ``boards`` (M, 26) and their codes (S,)) and the state of each row (M,) int64 (0 at
+    # the start), and returns which steps to take (indices into them; a step may be taken
+    # twice when the state may go two ways) and each taken step's new state, small ints
+    # >= 0. Partial plays in different states are never merged; ``Plays.state`` holds the
+    # final state of each result for ``filter_plays``.
+    track = None
 
     # --- the start ---------------------------------------------------------------------
 
