@@ -25,6 +25,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the targets are stated
@@ -34,6 +35,7 @@ import numpy as np  # noqa: E402
 from engine import reference  # noqa: E402
 from engine.formats import posid  # noqa: E402
 from engine.movegen import legal_plays  # noqa: E402
+from engine.rules import STANDARD, VARIANTS, variant  # noqa: E402
 from engine.sample import from_random_play  # noqa: E402
 
 BATCHES = (1, 64, 1024, 8192)
@@ -139,8 +141,8 @@ def _vectorised_chunks(boards, dice, batch: int, generator=legal_plays):
     return chunk, n
 
 
-def bench_vectorised(boards, dice, batch: int, seconds: float) -> dict:
-    chunk, n = _vectorised_chunks(boards, dice, batch)
+def bench_vectorised(boards, dice, batch: int, seconds: float, generator=legal_plays) -> dict:
+    chunk, n = _vectorised_chunks(boards, dice, batch, generator)
     p, a, t = _timed(chunk, n, seconds)
     return _row(f"vectorised, batch {batch}", p, a, t)
 
@@ -192,10 +194,10 @@ def _afterstates(plays) -> np.ndarray:
     return rows[np.lexsort(rows.T[::-1])]
 
 
-def check_same_plays(boards, dice, baseline_plays) -> list[str]:
+def check_same_plays(boards, dice, baseline_plays, generator=legal_plays) -> list[str]:
     """Notes where today's generator and ``baseline_plays`` disagree on these positions (they
     must find the same afterstates for the race to be a fair one)."""
-    new, old = legal_plays(boards, dice), baseline_plays(boards, dice)
+    new, old = generator(boards, dice), baseline_plays(boards, dice)
     if len(new) != len(old):
         return [f"the baseline finds {len(old)} plays where today's finds {len(new)} "
                 f"on the {len(boards)} positions"]
@@ -208,18 +210,18 @@ def check_same_plays(boards, dice, baseline_plays) -> list[str]:
 
 
 def bench_against_baseline(boards, dice, seconds: float, rounds: int, baseline_plays,
-                           label: str, gnubg: bool = True):
+                           label: str, gnubg: bool = True, generator=legal_plays):
     """Today's generator and ``baseline_plays`` in turns at every batch size (gnubg-nn taking
     its turns too at batch GNUBG_PAIRED_BATCH when installed and ``gnubg``).
 
     Returns (current rows, gnubg row or None, baseline rows, notes).
     """
     current_rows, baseline_rows = [], []
-    notes = check_same_plays(boards, dice, baseline_plays)
+    notes = check_same_plays(boards, dice, baseline_plays, generator)
     gnubg_row = None
     gnubg_chunks = _gnubg_chunks(boards, dice) if gnubg else None
     for batch in BATCHES:
-        contestants = {"current": _vectorised_chunks(boards, dice, batch),
+        contestants = {"current": _vectorised_chunks(boards, dice, batch, generator),
                        "baseline": _vectorised_chunks(boards, dice, batch, baseline_plays)}
         if batch == GNUBG_PAIRED_BATCH and gnubg_chunks:
             contestants["gnubg"] = gnubg_chunks
@@ -289,6 +291,10 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", metavar="REV",
                         help="also time the generator of this git revision (a commit, tag or "
                              "branch of this repository) against today's, in turns")
+    parser.add_argument("--variant", default="standard", choices=list(VARIANTS),
+                        help="the rules to time, on positions from random games of that "
+                             "variant; another than standard is timed in turns against the "
+                             "standard rules on the same positions (unless --baseline)")
     parser.add_argument("--rounds", type=int, default=5,
                         help="with --baseline: turns each generator takes per batch size, "
                              "--seconds/--rounds each (default 5)")
@@ -306,23 +312,28 @@ def main(argv=None) -> int:
                 print(f"bench_movegen: error: --baseline: {error}", file=sys.stderr)
                 return 2
             label = f"baseline {commit[:8]}"
+        elif args.variant != "standard":
+            baseline_plays = partial(legal_plays, rules=variant(STANDARD))
+            label = "standard rules"
         return _run(args, baseline_plays, label, commit)
 
 
 def _run(args, baseline_plays, label, commit) -> int:
     rng = np.random.default_rng(args.seed)
-    boards, dice = from_random_play(rng, args.games)
+    boards, dice = from_random_play(rng, args.games, args.variant)
+    generator = partial(legal_plays, rules=variant(args.variant))
     order = rng.permutation(len(boards))  # mix early and late game in every batch
     boards, dice = boards[order], dice[order]
 
     rows = [bench_reference(boards, dice, args.seconds)]
     baseline_rows, comparison, notes = [], [], []
     if baseline_plays is None:
-        rows += [bench_vectorised(boards, dice, b, args.seconds) for b in BATCHES]
+        rows += [bench_vectorised(boards, dice, b, args.seconds, generator) for b in BATCHES]
         gnubg = bench_gnubg(boards, dice, args.seconds)
     else:
         current, gnubg, baseline_rows, notes = bench_against_baseline(
-            boards, dice, args.seconds, args.rounds, baseline_plays, label)
+            boards, dice, args.seconds, args.rounds, baseline_plays, label,
+            generator=generator)
         rows += current
         comparison = compare(current, baseline_rows, gnubg)
     if gnubg:
@@ -339,10 +350,12 @@ def _run(args, baseline_plays, label, commit) -> int:
                                   "comparison": comparison, "notes": notes}
         print(json.dumps(result, indent=1))
         return 0
-    print(f"{len(boards)} positions from {args.games} random games (seed {args.seed}), "
+    print(f"{len(boards)} positions from {args.games} random games of {args.variant} "
+          f"(seed {args.seed}), "
           f"{args.seconds:g} s per row, one thread")
     if baseline_plays is not None:
-        print(f"baseline: {args.baseline} = {commit[:12]}; the vectorised rows (and gnubg at "
+        what = f"{args.baseline} = {commit[:12]}" if commit else "the standard rules"
+        print(f"baseline: {what}; the vectorised rows (and gnubg at "
               f"batch {GNUBG_PAIRED_BATCH}) timed in {args.rounds} alternating turns of "
               f"{args.seconds / args.rounds:g} s")
     print(f"{'generator':<30}{'positions/s':>14}{'afterstates/s':>16}{'us/position':>14}"

@@ -90,3 +90,12 @@ def test_a_bad_baseline_revision_is_a_clean_error(module):
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1
     assert "no-such-rev-4f2a9c" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_movegen_benchmark_times_a_variant_against_the_standard_rules(capsys):
+    from eval.bench_movegen import main
+    assert main(["--variant", "caucasian", "--seconds", "0.05", "--games", "3", "--rounds", "1",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    ratios = [c["current_over_baseline"] for c in result["baseline"]["comparison"]]
+    assert len(ratios) == 4 and all(r > 0 for r in ratios)
