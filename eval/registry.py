@@ -3,7 +3,8 @@
 Names: ``random``, ``pubeval``, ``racer``, ``heuristic``, ``gnubg`` (needs the PyPI package
 gnubg-nn: ``pip install 'gammon[gnubg]'``), and ``net:PATH`` for a trained network
 (``net:`` alone for the default one), loaded by ``model.player.load_net_bot``; any of them
-as ``nodouble:NAME`` for NAME that never doubles and always takes. Modules
+as ``nodouble:NAME`` for NAME that never doubles and always takes. ``DEFAULT_BOT`` (``net:``,
+the shipped network) is the bot every command plays when none is named. Modules
 behind a name are imported only when that name is asked for, so ``random`` and ``pubeval``
 work without torch, gnubg-nn or the bots still being written.
 """
@@ -15,6 +16,7 @@ from .bot import Bot, PubevalBot, RandomBot
 NAMES = ("random", "pubeval", "racer", "heuristic", "gnubg")
 NET_PREFIX = "net:"
 VALID = NAMES + ("net:PATH", "nodouble:NAME")
+DEFAULT_BOT = "net:"  # the shipped network: the default of every command that names a bot
 
 
 class BotUnavailable(RuntimeError):
@@ -37,6 +39,11 @@ def make_bot(name: str, seed: int | None = None, variant: str = "standard",
     ones) and BotUnavailable when the bot's package cannot be imported.
     """
     from .cube_bots import NEVER_PREFIX
+    if not isinstance(name, str):
+        raise ValueError(f"a bot name is a string, got {type(name).__name__}")
+    if name.startswith(NEVER_PREFIX + NEVER_PREFIX):
+        raise ValueError(f"{NEVER_PREFIX} is given once: {NEVER_PREFIX}NAME, NAME not itself "
+                         f"{NEVER_PREFIX}...; valid: {valid_names()}")
     if name.startswith(NEVER_PREFIX) or cube is not None:
         from engine.cube import CubeRules
         from .cube_bots import with_cube

@@ -1,7 +1,9 @@
 """The ``gammon`` command: parses the command line and runs one subcommand.
 
 Every subcommand lives in its own module and registers itself with ``add_parser``; errors
-from bad input become one line on stderr and exit code 2, never a traceback.
+from bad input become one line on stderr and exit code 2, never a traceback. That holds
+for the parser's own errors too (an unknown option, a missing argument, a value of the
+wrong kind): one line naming the command, not argparse's usage block.
 """
 
 from __future__ import annotations
@@ -10,12 +12,35 @@ import argparse
 import sys
 
 from . import commands
-from .errors import UsageError
+from .errors import UsageError, one_line, quote
+
+
+class _ParseError(Exception):
+    """argparse found bad arguments: (the command's name, the message)."""
+
+    def __init__(self, prog: str, message: str):
+        super().__init__(message)
+        self.prog, self.message = prog, message
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are raised (and printed by ``main`` as one line)
+    instead of printing the usage and exiting. Subcommand parsers are of the same class."""
+
+    def error(self, message: str):
+        raise _ParseError(self.prog, message)
+
+    def _check_value(self, action, value):
+        # argparse's own message repeats the whole value: quote it (80 characters at most)
+        if action.choices is not None and value not in action.choices:
+            choices = ", ".join(str(c) for c in action.choices)
+            raise argparse.ArgumentError(action, f"invalid choice: {quote(value)} "
+                                                 f"(choose from {choices})")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="gammon",
         description="gammon: a backgammon AI trainer. Rules engine, bots, training, analysis.",
     )
@@ -26,17 +51,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _error(command: str, message) -> int:
+    print(f"{command}: error: {one_line(message)}", file=sys.stderr)
+    return 2
+
+
+def _tolerant_output() -> None:
+    """Characters stdout cannot encode are escaped rather than raising mid-answer."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except _ParseError as e:
+        return _error(e.prog, f"{e.message} (see {e.prog} --help)")
+    except SystemExit as e:  # --help: argparse printed it
+        return e.code if isinstance(e.code, int) else 0
+    command = f"gammon {args.command}"
+    if extra:
+        return _error(command, f"unrecognized arguments: {quote(' '.join(extra))} "
+                               f"(see {command} --help)")
+    _tolerant_output()
     try:
         return args.run(args) or 0
     except UsageError as e:
-        print(f"gammon {args.command}: error: {e}", file=sys.stderr)
-        return 2
+        return _error(command, e)
     except KeyboardInterrupt:
-        print(f"gammon {args.command}: interrupted", file=sys.stderr)
+        print(f"{command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 import sys
 
-_DICE = re.compile(r"^\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*$")
+from .errors import quote
+
+_DICE = re.compile(r"^\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*$")  # [1-6]: ASCII digits only
 
 
 class EndOfInput(Exception):
@@ -44,5 +46,6 @@ def read_dice(text: str) -> tuple[int, int]:
     """Two dice typed as ``6 2``, ``62``, ``6-2`` or ``6,2``; ValueError says the format."""
     found = _DICE.match(text)
     if not found:
-        raise ValueError(f"type two dice from 1 to 6, like '6 2' (got {text!r})")
+        raise ValueError(f"type two dice from 1 to 6, like '6 2', '62' or '6-2' "
+                         f"(got {quote(text)})")
     return int(found.group(1)), int(found.group(2))

@@ -15,6 +15,7 @@ only talks to the person.
 from __future__ import annotations
 
 import datetime
+import re
 from pathlib import Path
 
 import numpy as np
@@ -30,11 +31,17 @@ from engine.formats.notation import format_play, parse_play
 from engine.game import end_turn, new_games
 from engine.movegen import legal_plays
 from engine.rules import variant as get_variant
+from eval.resign import accepts_resignation, resign_levels
 
 from .console import Console, EndOfInput, read_dice
+from .errors import quote
+from .positions import read_whole
 
 HUMAN, BOT = 0, 1
 RESULTS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
+RESIGN_WORDS = {"1": 1, "s": 1, "single": 1, "2": 2, "g": 2, "gammon": 2,
+                "3": 3, "b": 3, "bg": 3, "backgammon": 3}
+MAX_PLAY_TEXT = 100  # characters of a typed play; longer is no play
 
 HELP = """\
 Type your play as the steps of your checkers: 24/18 13/11, 8/5(2), bar/22*, 6/off (the
@@ -46,9 +53,10 @@ to confirm it or type 'undo' to take it back.
   board       show the board again
   double      offer the cube before you roll (with --cube)
   take, pass  answer the bot's double (with --cube)
-  resign      give up this game: a single game, or a gammon (backgammon) when you have
-              borne off no checker (and still have one in the bot's home board or on the
-              bar), times the cube
+  resign      offer to give up this game: a single game, or a gammon (backgammon) while
+              you have borne off no checker (and still have one in the bot's home board
+              or on the bar), times the cube; the bot accepts or declines by its own
+              evaluation, and a declined resignation plays on
   save FILE   write the match so far as a .mat file (GNU Backgammon: import mat FILE)
   quit        leave now (the game in progress is not scored)
   help        this text"""
@@ -75,6 +83,7 @@ class Session:
         self.name = name
         self.match = Match((name, bot_name), 0, [], variant)
         self.say = console.say
+        self.state = None  # the game loop's state (engine.game): none before the first game
 
     # --- the session -----------------------------------------------------------------------
 
@@ -117,8 +126,9 @@ class Session:
                     "EventDate": datetime.date.today().strftime("%Y.%m.%d")}
         try:
             Path(path).expanduser().write_text(format_match(self.match, comments))
-        except OSError as e:
-            self.say(f"Cannot save to {path}: {e.strerror or e}")
+        except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else e
+            self.say(f"Cannot save to {quote(path)}: {reason}")
             return False
         games = len(self.match.games)
         self.say(f"Saved {games} game{'s' if games != 1 else ''} to {path} "
@@ -216,8 +226,12 @@ class Session:
                 if self.command(word, arg, "play"):
                     continue
                 if not any(c.isdigit() for c in text) and "/" not in text:
-                    self.say(f"Unknown command {word!r}: type a play such as 13/7 8/7, "
+                    self.say(f"Unknown command {quote(word)}: type a play such as 13/7 8/7, "
                              f"or 'help' for the commands.")
+                    continue
+                problem = _play_text_problem(text)
+                if problem:
+                    self.say(f"Not a legal play: {problem}.")
                     continue
                 try:
                     row = parse_play(text, self.board, d1, d2, plays, self.variant)
@@ -262,18 +276,22 @@ class Session:
             self.say("Press Enter to confirm the play, or type 'undo' to take it back.")
 
     def hint(self, plays, dice, arg: str) -> None:
-        from .commands.hint import ranked
+        from .commands.hint import probability_cells, probability_header, ranked
         try:
-            n = int(arg) if arg else 5
-        except ValueError:
-            self.say(f"hint N: N is a number of plays, got {arg!r}")
+            n = read_whole(arg, "hint N: N", 1, 1000) if arg else 5
+        except ValueError as e:
+            self.say(f"{e} (a number of plays)")
             return
         rows = ranked(self.bot, self.board, dice[0], dice[1], self.variant)[:max(1, n)]
         width = max(len(r["play"]) for r in rows)
-        label = getattr(self.bot, "score_label", "score")
+        probs = "probabilities" in rows[0]
+        label = "cubeless equity" if probs else getattr(self.bot, "score_label", "score")
         self.say(f"{self.bot_name}'s best plays for your roll ({label}):")
+        if probs:  # the chances for you after each play
+            self.say(f"  {'':>2}  {'':<{width}}  {'':>7}  {probability_header()}")
         for r in rows:
-            self.say(f"  {r['rank']:>2}  {r['play']:<{width}}  {r['score']:+.4f}")
+            self.say(f"  {r['rank']:>2}  {r['play']:<{width}}  {r['score']:+.4f}"
+                     + (f"  {probability_cells(r)}" if probs else ""))
 
     def human_doubles(self) -> None:
         value = self.cube
@@ -376,7 +394,12 @@ class Session:
         if word in ("help", "?"):
             self.say(HELP)
         elif word == "board":
-            self.show_board("X on roll" if self.turn == HUMAN else "")
+            if self.state is None:
+                self.say("No game in progress yet: the opening roll decides who starts. "
+                         "The starting position, from your side:")
+                self.say(self.board_text(self.variant.start_board(), "before the opening roll"))
+            else:
+                self.show_board("X on roll" if self.turn == HUMAN else "")
         elif word == "save":
             if not arg:
                 self.say("save FILE: give a file name, e.g. save game.mat")
@@ -404,22 +427,60 @@ class Session:
         return "There is no double to answer."
 
     def resign(self) -> None:
-        kind = self.loss_if_resigned()
-        points = kind * self.cube
-        text = self.console.ask(f"Resign {RESULTS[kind]} and give {self.bot_name} {points} "
-                                f"point{'s' * (points != 1)}? [y/N]> ")
-        if text.lower() in ("y", "yes"):
+        """Offer the bot a single game, a gammon or a backgammon (those possible now, times
+        the cube); it accepts or declines by its own evaluation (``eval.resign``)."""
+        if self.state is None or self.game.winner is not None:
+            self.say("No game in progress: there is nothing to resign yet.")
+            return
+        most = self.loss_if_resigned()
+        level = self.ask_resign_level(most)
+        if level is None:
+            self.say("Play on.")
+            return
+        points = level * self.cube
+        if self.bot_accepts(level):
+            self.say(f"{self.bot_name} accepts {RESULTS[level]}.")
             self.say(f"You resign: {self.bot_name} wins {points} point{'s' * (points != 1)}.")
             self.end(BOT, points, "resign")
-        self.say("Play on.")
+        self.say(f"{self.bot_name} declines {RESULTS[level]} ({points} "
+                 f"point{'s' * (points != 1)}): play on.")
+
+    def ask_resign_level(self, most: int) -> int | None:
+        """The level the person offers (1 .. most), or None to play on."""
+        def offer(level: int) -> str:
+            points = level * self.cube
+            return f"{RESULTS[level]} ({points} point{'s' * (points != 1)})"
+        if most == 1:
+            text = self.console.ask(f"Resign {offer(1)} to {self.bot_name}? [y/N]> ")
+            return 1 if text.lower() in ("y", "yes", "1", "s", "single") else None
+        choices = ", ".join(f"{level} {offer(level)}" for level in range(1, most + 1))
+        while True:
+            text = self.console.ask(f"Resign {choices}? [1-{most}, y: {RESULTS[most]}, "
+                                    f"Enter: play on]> ").lower()
+            if text in ("", "n", "no"):
+                return None
+            if text in ("y", "yes"):
+                return most
+            level = RESIGN_WORDS.get(text)
+            if level is not None and level <= most:
+                return level
+            self.say(f"Type a number from 1 to {most} ({choices}), or press Enter to play on.")
+
+    def bot_accepts(self, level: int) -> bool:
+        """Whether the bot takes a resignation of ``level`` (1, 2, 3) per cube."""
+        if self.rules is not None and self.rules.jacoby and self.owner is None:
+            return True  # a centred cube under Jacoby: a single game is all it can win
+        return bool(accepts_resignation(self.bot, self.board, level,
+                                        on_roll=self.turn == BOT, rules=self.variant))
 
     def loss_if_resigned(self) -> int:
-        """What the person loses if the game ended now: 1, 2 (no checker borne off) or 3
-        (and a checker on the bar or in the bot's home board)."""
+        """What the person could lose if the game ended now (``eval.resign.resign_levels``):
+        1, 2 (no checker borne off) or 3 (and a checker on the bar or in the bot's home
+        board); 1 under Jacoby while the cube is centred."""
+        if self.rules is not None and self.rules.jacoby and self.owner is None:
+            return 1
         mine = self.board if self.turn == HUMAN else flip(self.board)
-        bots_view = flip(mine).copy()
-        bots_view[bots_view > 0] = 0  # as if the bot had borne everything off
-        return int(self.variant.end_of_game(bots_view[None])[0])
+        return resign_levels(mine, self.variant)
 
     # --- the game's state, as the loop keeps it -------------------------------------------------
 
@@ -468,6 +529,18 @@ class Session:
         """The diagram from the person's side, its 'X on roll' line replaced by ``note``."""
         text = diagram(board, self.checkers).replace("X on roll", note)
         return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def _play_text_problem(text: str) -> str | None:
+    """Why typed text cannot be a play before it is parsed, or None: too long, not ASCII,
+    or a number too large for a point (the notation reader takes any Unicode digit)."""
+    if len(text) > MAX_PLAY_TEXT:
+        return f"{quote(text)} is too long for a play"
+    if not text.isascii():
+        return f"{quote(text)}: type the points with the digits 0-9"
+    if re.search(r"[0-9]{3,}", text):
+        return f"{quote(text)}: points are 1-24, bar (25) or off (0)"
+    return None
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -103,3 +103,50 @@ def test_help_explains_every_command():
     assert out.returncode == 0 and "moves" in out.stdout and "show" in out.stdout
     out = gammon("moves", "--help")
     assert out.returncode == 0 and "--batch" in out.stdout and "not flipped" in out.stdout
+
+
+@pytest.mark.parametrize("dice", [["3", "1"], ["31"], ["3-1"], ["3 1"], ["1", "3"], ["13"]])
+def test_moves_reads_the_common_dice_spellings(dice):
+    out = gammon("moves", START, *dice)
+    assert out.returncode == 0, out.stderr
+    assert "8/5 6/5\t4HPwATCwZ/ABMA" in out.stdout.splitlines()
+
+
+@pytest.mark.parametrize("die", ["²", "٣", "３", "1" * 5000, "-1", "+3x", "", "3.0", "0x3"])
+def test_a_die_is_ascii_digits_only(die):
+    out = gammon("moves", START, die, "1")
+    assert out.returncode == 2 and out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+    assert "1 to 6" in out.stderr or "POSID D1 D2" in out.stderr
+    assert len(out.stderr) < 300  # a 5,000-digit die is quoted, not echoed whole
+
+
+def test_batch_goes_on_after_unicode_digits_and_long_lines():
+    lines = [f"{START} ² 1", f"{START} 3 1", f"{START} ٣ 1", "x" * 1_000_000, f"{START} 31",
+             f"{START} 3-1", f"{START} 9" + "9" * 5000 + " 1", f"{START} 6 5"]
+    out = gammon("moves", "--batch", stdin="\n".join(lines) + "\n")
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    answers = out.stdout.split("\n")[:-1]
+    assert len(answers) == len(lines)
+    bad = [0, 2, 3, 6]
+    assert all(answers[i].startswith("error:") for i in bad)
+    assert all(len(answers[i]) < 300 for i in bad)
+    assert answers[1] == answers[4] == answers[5] and "4HPwATCwZ/ABMA" in answers[1].split()
+
+
+def test_error_messages_quote_at_most_80_characters_of_input():
+    from gammon.errors import one_line, quote
+    assert quote("abc") == "'abc'"
+    long = quote("y" * 100_000)
+    assert long.startswith("'" + "y" * 80 + "'...") and "100,000 characters" in long
+    assert "\\x00" in quote("a\x00b") and "\n" not in quote("a\nb")
+    assert one_line("two\nlines") == "two\\nlines"
+    assert len(one_line("z" * 10_000)) < 450
+
+
+def test_parser_errors_are_one_line_too():
+    for args in (["moves", "--bogus"], ["nosuchcommand"], ["moves", START, "3", "1", "2"],
+                 ["show", START, "--variant", "v" * 10_000], []):
+        out = gammon(*args)
+        assert out.returncode == 2 and out.stdout == "", args
+        assert len(out.stderr.strip().splitlines()) == 1 and len(out.stderr) < 500, args

@@ -126,3 +126,48 @@ def test_match_with_the_cube_reports_points_cube_values_and_actions():
     for words in ("cubeful money", "cube values reached", "doubles offered", "doubles taken",
                   "doubles beavered", "doubles passed", "points per game"):
         assert words in table, words
+
+
+def test_jacoby_and_beavers_are_off_by_default(net):
+    # changed on purpose: analyze and cube allowed beavers by default; now Jacoby and
+    # beavers are off unless asked for, in analyze, cube, match --cube and play --cube
+    a = json.loads(gammon("analyze", START, "--bot", net, "--json").stdout)
+    assert a["jacoby"] is False and a["beavers"] is False
+    a = json.loads(gammon("analyze", START, "--bot", net, "--json", "--beavers",
+                          "--jacoby").stdout)
+    assert a["jacoby"] is True and a["beavers"] is True
+    out = gammon("cube", START, "--bot", net, "--beavers", "--no-beavers")
+    assert out.returncode == 2 and "contradict" in out.stderr
+    for command in ("analyze", "cube", "match", "play", "hint"):
+        assert "(default: off)" in gammon(command, "--help").stdout, command
+
+
+def test_the_shipped_net_answers_no_double_take_at_the_start():
+    assert json.loads(gammon("cube", START).stdout) == {"action": "no_double",
+                                                        "response": "take"}
+    assert json.loads(gammon("cube", START, "--beavers").stdout)["response"] == "beaver"
+
+
+@pytest.mark.parametrize("dice", [["--dice", "3", "1"], ["--dice", "31"], ["--dice", "3-1"]])
+def test_analyze_dice_spellings_and_position_after_them(net, dice):
+    for args in ([START, *dice], [*dice, START]):
+        a = json.loads(gammon("analyze", *args, "--bot", net, "--json").stdout)
+        assert a["dice"] == [3, 1] and len(a["plays"]) == 16 and a["posid"] == START
+
+
+def test_analyze_plays_carry_probabilities_and_cubeful_equities(net):
+    a = json.loads(gammon("analyze", START, "--dice", "31", "--bot", net, "--json").stdout)
+    assert a["play_equity"] == "cubeless"
+    for r in a["plays"]:
+        assert set(r["probabilities"]) == {"win", "win_gammon", "win_backgammon",
+                                           "lose_gammon", "lose_backgammon"}
+        assert r["equity"] == pytest.approx(r["cubeless_equity"], abs=1e-5)
+    c = json.loads(gammon("analyze", START, "--dice", "31", "--cubeful", "--bot", net,
+                          "--json").stdout)
+    assert c["play_equity"] == "cubeful"
+    assert [r["equity"] for r in c["plays"]] == [r["cubeful_equity"] for r in c["plays"]]
+    assert c["plays"][0]["loss"] == 0 and all(r["loss"] >= 0 for r in c["plays"])
+    text = gammon("analyze", START, "--dice", "31", "--cubeful", "--bot", net).stdout
+    assert "cubeful equity" in text and "w(g)" in text
+    out = gammon("analyze", START, "--cubeful", "--bot", net)
+    assert out.returncode == 2 and "--dice" in out.stderr

@@ -91,10 +91,13 @@ def test_hint_ranks_every_legal_play(corpus):
     assert lines[1].split()[-1] == plays[0]["result"]
 
 
-def test_hint_with_no_legal_play_is_empty(corpus):
+def test_hint_with_no_legal_play_says_so(corpus):
+    # changed on purpose (it printed nothing): one line saying the roll cannot be played
     case = next(c for c in corpus if not c["results"])
     args = [case["posid"], str(case["d1"]), str(case["d2"]), "--bot", "pubeval"]
-    assert gammon("hint", *args).stdout == ""
+    out = gammon("hint", *args)
+    assert out.returncode == 0 and out.stdout.startswith("no legal play for ")
+    assert len(out.stdout.splitlines()) == 1
     assert json.loads(gammon("hint", *args, "--json").stdout)["plays"] == []
 
 
@@ -168,3 +171,72 @@ def test_help_names_the_bots():
     for command in ("match", "hint", "choose"):
         out = gammon(command, "--help")
         assert out.returncode == 0 and "pubeval" in out.stdout and "heuristic" in out.stdout
+
+
+# --- seeds, defaults, probabilities ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**70), str(2**63), "٣", "1e3", "9" * 5000, ""])
+@pytest.mark.parametrize("command", [["match", "pubeval", "random", "--games", "2"], ["play"],
+                                     ["choose", START, "3", "1", "--bot", "random"],
+                                     ["hint", START, "31", "--bot", "random"]])
+def test_seeds_outside_the_range_are_one_line_errors(command, seed):
+    out = gammon(*command, "--seed", seed, stdin="")
+    assert_usage_error(out, "0 to 2**63-1")
+    assert len(out.stderr) < 300
+
+
+def test_the_largest_seed_is_accepted():
+    out = gammon("match", "pubeval", "random", "--games", "2", "--seed", str(2**63 - 1), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["seed"] == 2**63 - 1
+
+
+def test_hint_and_choose_default_to_the_shipped_net():
+    # changed on purpose: the default bot was pubeval, it is now net: everywhere
+    d = json.loads(gammon("hint", START, "3", "1", "--json").stdout)
+    assert d["bot"] == "net:" and d["equity_type"] == "cubeless"
+    chosen = gammon("choose", START, "3", "1").stdout.strip()
+    assert chosen == d["plays"][0]["result"]
+    for command in ("hint", "choose", "play"):
+        assert "default: net:" in gammon(command, "--help").stdout
+
+
+def test_hint_shows_probabilities_and_says_the_equity_is_cubeless():
+    text = gammon("hint", START, "31")
+    assert text.returncode == 0, text.stderr
+    header = text.stdout.splitlines()[0]
+    assert "cubeless equity" in header and "win" in header and "w(g)" in header
+    d = json.loads(gammon("hint", START, "31", "--json").stdout)
+    for row in d["plays"]:
+        p = row["probabilities"]
+        assert set(p) == {"win", "win_gammon", "win_backgammon", "lose_gammon",
+                          "lose_backgammon"}
+        assert 0 <= p["win_backgammon"] <= p["win_gammon"] <= p["win"] <= 1
+        assert row["cubeless_equity"] == pytest.approx(row["score"], abs=1e-5)
+        assert "cubeful_equity" not in row
+
+
+def test_hint_cubeful_ranks_by_the_cubeful_equity():
+    d = json.loads(gammon("hint", START, "3-1", "--cubeful", "--json").stdout)
+    assert d["equity_type"] == "cubeful"
+    assert d["cube"] == {"efficiency": 0.68, "jacoby": False, "beavers": False}
+    cubeful = [row["cubeful_equity"] for row in d["plays"]]
+    assert cubeful == sorted(cubeful, reverse=True) and len(cubeful) == 16
+    text = gammon("hint", START, "3-1", "--cubeful").stdout.splitlines()
+    assert "cubeful equity" in text[0] and "cubeless" in text[0]
+    # the cubeful equity of a play is minus the opponent's after proper cube play
+    a = json.loads(gammon("analyze", _flipped(d["plays"][0]["result"]), "--json").stdout)
+    assert d["plays"][0]["cubeful_equity"] == pytest.approx(-a["cubeful_equity"], abs=1e-5)
+
+
+def _flipped(result: str) -> str:
+    """The Position ID of a result with the opponent on roll."""
+    from engine.board import flip
+    from engine.formats import posid
+    return posid.encode(flip(posid.decode(result)))
+
+
+def test_hint_cubeful_needs_probabilities():
+    assert_usage_error(gammon("hint", START, "31", "--bot", "pubeval", "--cubeful"),
+                       "estimates probabilities")

@@ -32,9 +32,9 @@ class Case:
 
 def _one_root(plays, start: int, stop: int, root: int):
     """Rows start:stop of a batch's Plays as the Plays of one position (root 0)."""
-    fields = {f.name: getattr(plays, f.name)[start:stop] for f in dataclasses.fields(plays)}
-    fields["root"] = fields["root"] - root
-    return type(plays)(**fields)
+    one = plays.subset(np.arange(start, stop))
+    one.root = one.root - root
+    return one
 
 
 @pytest.fixture(scope="module")

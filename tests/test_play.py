@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 
 from engine.cube import CubeRules
-from engine.formats.matfile import DOUBLE, DROP, PLAY, TAKE, parse_match, replay
+from engine.formats.matfile import DOUBLE, DROP, PLAY, TAKE, Game, parse_match, replay
+from engine.game import new_games
+from eval.bot import PubevalBot
 from eval.registry import make_bot
 from gammon.console import Console, EndOfInput
-from gammon.session import Session
+from gammon.session import Session, _GameOver
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,7 +94,8 @@ def test_end_of_input_leaves_cleanly():
     run = subprocess.run([sys.executable, "-m", "gammon.cli", "play", "--seed", "2"],
                          input="board\n", capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert run.returncode == 0
-    assert "End of input. Final score: human 0, pubeval 0" in run.stdout
+    # the default bot is now the shipped net (net:), not pubeval
+    assert "End of input. Final score: human 0, net: 0" in run.stdout
     assert "Traceback" not in run.stdout + run.stderr
 
 
@@ -240,3 +243,88 @@ def test_resign_scores_the_game_and_reads_back_as_a_resignation(tmp_path):
     assert (game.winner, game.points) == (1, 3)
     result = replay(game)
     assert result.ended_by == "resignation" and (result.winner, result.points) == (1, 3)
+
+
+def test_board_and_resign_before_the_opening_roll_explain_themselves():
+    """--manual-dice: 'board' and 'resign' typed at the opening-roll prompt, before the
+    game has a state, answer in words (they used to crash)."""
+    rolls = iter(["board", "resign", "help", "3 1"])
+
+    def respond(prompt):
+        if prompt.startswith("Opening roll"):
+            return next(rolls)
+        return None  # then the end of input
+
+    session, console = _session(respond, manual=True)
+    assert session.run() == 0
+    assert "No game in progress yet" in console.text and "starting position" in console.text
+    assert "nothing to resign yet" in console.text
+    assert "Opening roll: you 3, pubeval 1" in console.text
+
+
+class _Gammonish(PubevalBot):
+    """pubeval's plays with an evaluator that sees the player on roll losing a gammon 85%
+    of the time: a bot with probabilities that the person resigning must pay well."""
+
+    def __init__(self):
+        super().__init__(15)
+        self.evaluator = lambda boards: np.tile([0.0, 0.05, 0.05, 0.05, 0.8, 0.05],
+                                                (len(boards), 1))
+
+
+def test_resign_offers_levels_and_the_bot_declines_too_little(tmp_path):
+    """From the start (a backgammon possible) the person offers a single game: the bot,
+    whose evaluation is worth ~1.65 points to it, declines and play goes on; a gammon it
+    accepts, and the game is scored 2 (a resignation in the .mat file)."""
+    saved = tmp_path / "r.mat"
+    offers = iter(["1", "2"])
+    prompts = []
+
+    def respond(prompt):
+        if prompt.startswith("Your play"):
+            return "resign"
+        if prompt.startswith("Resign"):
+            prompts.append(prompt)
+            return next(offers)
+        if prompt.startswith("Another"):
+            return "n"
+        if prompt.startswith("Save"):
+            return str(saved)
+        return ""
+
+    console = Script(respond)
+    session = Session(_Gammonish(), "gammonish", console, np.random.default_rng(4),
+                      name="tester")
+    assert session.run() == 0
+    text = console.text
+    assert "a single game (1 point)" in prompts[0] and "a gammon (2 points)" in prompts[0]
+    assert "a backgammon (3 points)" in prompts[0]
+    assert "gammonish declines a single game (1 point): play on." in text
+    assert "gammonish accepts a gammon." in text
+    assert "You resign: gammonish wins 2 points." in text
+    game = parse_match(saved.read_text()).games[0]
+    assert (game.winner, game.points) == (1, 2)
+    assert replay(game).ended_by == "resignation"
+
+
+def test_resign_levels_follow_the_position():
+    """Only the levels possible now are offered: with a checker borne off, a single game."""
+    from eval.resign import resign_levels
+    board = np.zeros(26, dtype=np.int8)
+    board[1], board[24] = 14, -15  # the person on roll has borne one off
+    assert resign_levels(board) == 1
+    asked = []
+
+    def respond(prompt):
+        asked.append(prompt)
+        return "y" if prompt.startswith("Resign") else None
+
+    session, console = _session(respond)
+    session.game = Game()
+    session.match.games.append(session.game)
+    session.state = new_games(session.variant, [0])  # the person (seat 0) on roll
+    session.state.boards[0] = board
+    with pytest.raises(_GameOver):  # pubeval accepts what it could win at most
+        session.resign()
+    assert asked[0] == "Resign a single game (1 point) to pubeval? [y/N]> "
+    assert (session.game.winner, session.game.points) == (1, 1)

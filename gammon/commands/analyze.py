@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import numpy as np
 
 from engine.board import on_board
 from engine.rules import VARIANTS
+from eval.registry import DEFAULT_BOT
 
-from ..errors import UsageError
-from ..positions import read_die, read_position
+from ..errors import UsageError, quote
+from ..positions import (SEED_RANGE, fraction_type, read_position, read_roll, seed_type,
+                         whole_type)
 from .match import load_bot, with_lookahead
 
 HELP = """\
@@ -22,59 +25,89 @@ per unit of the current cube, cube efficiency --efficiency), the proper cube act
 ("No double, take", "Double, take", "Double, pass", "Too good, pass", "Double, beaver",
 ...) and the take point: the winning chances the opponent needs to take a double.
 
-With --dice D1 D2, also every legal play of that roll, best first, with its cubeless
-equity and its loss against the best play (the bot's own scores), in Magriel notation with
-the resulting Position ID (not flipped).
+Jacoby and beavers are off unless asked for (--jacoby, --beavers), as in `gammon cube`,
+`gammon hint --cubeful`, `gammon match --cube` and `gammon play --cube`.
+
+With --dice D1 D2 (or --dice 31, --dice 3-1), also every legal play of that roll, best
+first, with the five probabilities for the player who moved, its equity and its loss
+against the best play, in Magriel notation with the resulting Position ID (not flipped).
+The equity of the plays is cubeless (the bot's own scores) unless --cubeful: then it is the
+cubeful money equity after the play, the opponent on roll with a centred cube doing what
+the cube model says.
 
 The bot must estimate probabilities: net:PATH (net: alone for the shipped
-checkpoints/default.pt) or gnubg.
+checkpoints/default.pt, the default) or gnubg.
 
 examples:
   gammon analyze 4HPwATDgc/ABMA
-  gammon analyze 4HPwATDgc/ABMA --dice 3 1 --bot net:runs/strong/model.pt --json
+  gammon analyze 4HPwATDgc/ABMA --dice 3 1 --json
+  gammon analyze 4HPwATDgc/ABMA --dice 31 --cubeful --jacoby
 """
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("analyze", help="probabilities, equities and cube action of a position",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("posid", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
+    p.add_argument("posid", nargs="?", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
     add_cube_options(p)
-    p.add_argument("--dice", nargs=2, metavar=("D1", "D2"),
-                   help="also rank every legal play of this roll")
+    p.add_argument("--dice", nargs="+", metavar="D",
+                   help="also rank every legal play of this roll: D1 D2, or 31, or 3-1")
+    p.add_argument("--cubeful", action="store_true",
+                   help="rank the plays of --dice by cubeful money equity (default: cubeless)")
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plies", type=int, choices=[0, 2], default=0,
+    p.add_argument("--plies", type=whole_type("--plies", 0, 2), choices=[0, 2], default=0,
                    help="look-ahead for ranking the plays of --dice with a net: bot: 0 "
                         "(default) or 2 (the opponent's best reply to all 21 rolls)")
     p.set_defaults(run=run)
 
 
-def add_cube_options(p) -> None:
-    """The options ``analyze`` and ``cube`` share: the bot and the cube model."""
-    p.add_argument("--bot", default="net:",
-                   help="the bot that estimates (default: net:, the shipped network)")
-    p.add_argument("--efficiency", type=float, default=None, metavar="X",
+def add_cube_model_options(p) -> None:
+    """The cube model's options (``analyze``, ``cube``, ``hint``): efficiency, Jacoby,
+    beavers. Jacoby and beavers are off by default, as in ``match --cube`` and ``play``."""
+    p.add_argument("--efficiency", type=fraction_type("--efficiency"), default=None,
+                   metavar="X",
                    help="Janowski's cube efficiency, 0 (dead cube) to 1 (default: 0.68)")
     p.add_argument("--jacoby", action="store_true",
-                   help="Jacoby rule: gammons count single while the cube is centred")
+                   help="Jacoby rule: gammons count single while the cube is centred "
+                        "(default: off)")
+    p.add_argument("--beavers", action="store_true",
+                   help="the taker may beaver: redouble at once and keep the cube "
+                        "(default: off)")
     p.add_argument("--no-beavers", action="store_true",
-                   help="the taker may not beaver (default: beavers allowed)")
-    p.add_argument("--seed", type=int, default=None, help="seed for bots that draw numbers")
+                   help="no beavers (the default; kept for older scripts)")
 
 
-def cube_model(args):
-    """(evaluate, efficiency) of the chosen bot; a usage error when it has no probabilities."""
-    from eval.cube_bots import probability_source
+def add_cube_options(p) -> None:
+    """The options ``analyze`` and ``cube`` share: the bot and the cube model."""
+    p.add_argument("--bot", default=DEFAULT_BOT,
+                   help=f"the bot that estimates (default: {DEFAULT_BOT}, the shipped network)")
+    add_cube_model_options(p)
+    p.add_argument("--seed", type=seed_type, default=None,
+                   help=f"seed for bots that draw numbers, {SEED_RANGE}")
+
+
+def cube_settings(args) -> tuple[float, bool, bool]:
+    """(efficiency, jacoby, beavers) of the cube model options."""
     from model.cube import EFFICIENCY
+    if args.beavers and args.no_beavers:
+        raise UsageError("--beavers and --no-beavers contradict each other: give one")
     efficiency = EFFICIENCY if args.efficiency is None else args.efficiency
     if not 0 <= efficiency <= 1:
         raise UsageError(f"--efficiency is between 0 and 1, got {efficiency}")
+    return efficiency, bool(args.jacoby), bool(args.beavers)
+
+
+def cube_model(args):
+    """(bot, evaluate, efficiency) of the chosen bot; a usage error when it has no
+    probabilities."""
+    from eval.cube_bots import probability_source
+    efficiency, _, _ = cube_settings(args)
     bot = load_bot(args.bot, args.seed, args.variant)
     evaluate = probability_source(bot)
     if evaluate is None:
-        raise UsageError(f"the bot {args.bot!r} estimates no probabilities; "
+        raise UsageError(f"the bot {quote(args.bot)} estimates no probabilities; "
                          f"use net:PATH (net: for the shipped network) or gnubg")
     return bot, evaluate, efficiency
 
@@ -86,20 +119,46 @@ def check_in_play(board: np.ndarray) -> None:
         raise UsageError("the game is over in this position: nothing to analyse")
 
 
+def _is_roll(word: str) -> bool:
+    """Whether one word holds both dice (31, 3-1, 3,1, 3/1)."""
+    return bool(re.fullmatch(r"[0-9][-,/]?[0-9]", word.strip()))
+
+
+def split_dice(words: list[str], posid: str | None) -> tuple[list[str], str | None]:
+    """The dice words of ``--dice`` and the Position ID: ``--dice 3 1 POSID`` and
+    ``--dice 31 POSID`` hand the word after the dice back to the Position ID."""
+    count = 1 if words and _is_roll(words[0]) else 2
+    dice, rest = words[:count], words[count:]
+    if rest:
+        if posid is not None or len(rest) > 1:
+            raise UsageError(f"--dice takes one roll (3 1, 31 or 3-1), got "
+                             f"{quote(' '.join(words))}")
+        posid = rest[0]
+    return dice, posid
+
+
 def run(args) -> int:
     from eval.analysis import analyze_cube
-    board = read_position(args.posid, args.variant)
+    dice_words, posid = split_dice(args.dice, args.posid) if args.dice else (None, args.posid)
+    if posid is None:
+        raise UsageError("give a POSID")
+    board = read_position(posid, args.variant)
     check_in_play(board)
-    dice = [read_die(d) for d in args.dice] if args.dice else None
+    dice = list(read_roll(dice_words)) if dice_words else None
+    if args.cubeful and not dice:
+        raise UsageError("--cubeful ranks the plays of --dice: give --dice D1 D2")
+    efficiency, jacoby, beavers = cube_settings(args)
     bot, evaluate, efficiency = cube_model(args)
     bot = with_lookahead(bot, getattr(args, "plies", 0))
-    result = analyze_cube(evaluate, board[None], efficiency, args.jacoby,
-                          not args.no_beavers)[0]
-    out = {"posid": args.posid, "bot": args.bot, "efficiency": efficiency,
-           "jacoby": args.jacoby, "beavers": not args.no_beavers, **result}
+    result = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers)[0]
+    out = {"posid": posid.strip(), "bot": args.bot, "efficiency": efficiency,
+           "jacoby": jacoby, "beavers": beavers, **result}
     if dice:
+        from .hint import CubeView
+        cube = CubeView(efficiency, jacoby, beavers) if args.cubeful else None
         out["dice"] = dice
-        out["plays"] = ranked_with_loss(bot, board, *dice, variant=args.variant)
+        out["play_equity"] = "cubeful" if cube is not None else "cubeless"
+        out["plays"] = ranked_with_loss(bot, board, *dice, variant=args.variant, cube=cube)
     if args.json:
         print(json.dumps(out))
     else:
@@ -108,17 +167,27 @@ def run(args) -> int:
 
 
 def ranked_with_loss(bot, board: np.ndarray, d1: int, d2: int,
-                     variant: str = "standard") -> list[dict]:
-    """``gammon hint``'s ranking with each play's equity and loss against the best."""
+                     variant: str = "standard", cube=None) -> list[dict]:
+    """``gammon hint``'s ranking with each play's equity (cubeful with ``cube``, else the
+    bot's cubeless score), its loss against the best, and its five probabilities."""
     from .hint import ranked
-    rows = ranked(bot, board, d1, d2, variant)
-    best = max((r["score"] for r in rows), default=0.0)
-    return [{"rank": r["rank"], "play": r["play"], "equity": r["score"],
-             "loss": best - r["score"], "result": r["result"]} for r in rows]
+    rows = ranked(bot, board, d1, d2, variant, cube)
+    key = "cubeful_equity" if cube is not None else "score"
+    best = max((r[key] for r in rows), default=0.0)
+    out = []
+    for r in rows:
+        row = {"rank": r["rank"], "play": r["play"], "equity": r[key], "loss": best - r[key],
+               "result": r["result"]}
+        for extra in ("probabilities", "cubeless_equity", "cubeful_equity"):
+            if extra in r:
+                row[extra] = r[extra]
+        out.append(row)
+    return out
 
 
 def report(a: dict) -> str:
     """The analysis for people."""
+    from .hint import probability_cells, probability_header
     p = a["probabilities"]
     c = a["cubeful"]
     beavers = "beavers allowed" if a["beavers"] else "no beavers"
@@ -142,13 +211,19 @@ def report(a: dict) -> str:
     plays = a.get("plays")
     if plays is not None:
         d1, d2 = a["dice"]
-        lines += ["", f"plays of {d1}-{d2}, best first:"]
+        kind = a.get("play_equity", "cubeless")
+        lines += ["", f"plays of {d1}-{d2}, best first ({kind} equity; probabilities for "
+                      f"the player who moved):"]
         if not plays:
-            lines.append("  no legal play")
+            lines.append("  no legal play: the roll cannot be played and the turn passes")
         else:
             width = max(len(r["play"]) for r in plays)
-            lines.append(f"{'#':>4}  {'play':<{width}}  {'equity':>8}  {'loss':>7}  result")
+            probs = "probabilities" in plays[0]
+            lines.append(f"{'#':>4}  {'play':<{width}}  {'equity':>8}  {'loss':>7}  "
+                         + (f"{probability_header()}  " if probs else "") + "result")
         for r in plays:
             lines.append(f"{r['rank']:>4}  {r['play']:<{width}}  {r['equity']:+8.4f}  "
-                         f"{r['loss']:7.4f}  {r['result']}")
+                         f"{r['loss']:7.4f}  "
+                         + (f"{probability_cells(r)}  " if "probabilities" in r else "")
+                         + r["result"])
     return "\n".join(lines) + "\n"

@@ -4,26 +4,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from engine.rules import VARIANTS
 
-from ..errors import UsageError
-from ..positions import read_position
-from .analyze import add_cube_options, check_in_play, cube_model
+from ..errors import UsageError, quote
+from ..positions import answer_lines, read_position
+from .analyze import add_cube_options, check_in_play, cube_model, cube_settings
 
 HELP = """\
 The proper money cube action of a position before the roll, centred cube, the player on
 roll free to double: one JSON line {"action": "no_double"|"double"|"too_good",
 "response": "take"|"pass"|"beaver"}, the response being what the opponent should answer
-to a double (see `gammon analyze` for the equities behind it).
+to a double (see `gammon analyze` for the equities behind it). Jacoby and beavers are off
+unless asked for (--jacoby, --beavers), as in `gammon analyze` and `gammon match --cube`.
+The bot is the shipped network (net:) unless --bot names another (net:PATH, gnubg).
 
 With --batch, read one Position ID per line on stdin and answer each with one such line,
 flushed at once; a bad line is answered {"error": "..."} and the stream goes on.
 
 examples:
   gammon cube 4HPwATDgc/ABMA
-  printf '4HPwATDgc/ABMA\\n' | gammon cube --batch --bot net:runs/strong/model.pt
+  printf '4HPwATDgc/ABMA\\n' | gammon cube --batch --beavers
 """
 
 
@@ -44,10 +45,11 @@ def answer(evaluate, efficiency: float, args, text: str) -> dict:
     from eval.analysis import analyze_cube
     words = text.split()
     if len(words) != 1:
-        raise UsageError(f"expected one Position ID, got {text.strip()!r}")
+        raise UsageError(f"expected one Position ID, got {quote(text.strip())}")
     board = read_position(words[0], args.variant)
     check_in_play(board)
-    a = analyze_cube(evaluate, board[None], efficiency, args.jacoby, not args.no_beavers)[0]
+    _, jacoby, beavers = cube_settings(args)
+    a = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers)[0]
     return {"action": a["action"], "response": a["response"]}
 
 
@@ -60,12 +62,5 @@ def run(args) -> int:
     if not args.batch:
         print(json.dumps(answer(evaluate, efficiency, args, args.posid)))
         return 0
-    out = sys.stdout
-    for line in sys.stdin:
-        try:
-            reply = answer(evaluate, efficiency, args, line)
-        except UsageError as e:
-            reply = {"error": str(e)}
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
-    return 0
+    return answer_lines(lambda line: json.dumps(answer(evaluate, efficiency, args, line)),
+                        lambda message: json.dumps({"error": message}))

@@ -7,65 +7,156 @@ import json
 
 import numpy as np
 
+from engine.board import flip
 from engine.formats import posid
-from engine.rules import VARIANTS, variant as get_variant
-from engine.movegen import legal_plays
 from engine.formats.notation import format_play
+from engine.movegen import legal_plays
+from engine.outcomes import FIVE, certain, equity_of_five, to_five
+from engine.rules import VARIANTS, variant as get_variant
 from eval.bot import Bot, best_per_root
-from eval.registry import valid_names
+from eval.registry import DEFAULT_BOT, valid_names
 
-from ..positions import read_die, read_position
+from ..errors import UsageError, quote
+from ..positions import (SEED_RANGE, dice_words, read_position, read_roll, seed_type,
+                         whole_type)
 from .match import load_bot, with_lookahead
 
 HELP = f"""\
 Rank every legal play of a position and roll by a bot's scores, best first: the rank, the
 play in Magriel notation, the bot's score (higher is better for the player on roll) and the
 resulting Position ID (not flipped: the player who moved is still on roll in the key, as in
-`gammon moves`). Rank 1 is the play the bot would make. Nothing is printed when no play is
-legal.
+`gammon moves`). Rank 1 is the play the bot would make. A roll with no legal play says so.
+The dice may be written 3 1, 31 or 3-1.
+
+Bots that estimate probabilities (net:PATH, net: alone for the shipped network, which is
+the default; gnubg) also show each play's probabilities for the player who moved: win,
+win a gammon, win a backgammon, lose a gammon, lose a backgammon (gammons include
+backgammons). Their score is the cubeless money equity (points per game, no cube);
+--cubeful ranks by the cubeful money equity instead: after the play the opponent, on roll
+with a centred cube, doubles, takes or passes as Janowski's model says (cube efficiency
+--efficiency; Jacoby and beavers off unless --jacoby, --beavers), as `gammon analyze`.
 
 bots: {valid_names()}
 
 examples:
+  gammon hint 4HPwATDgc/ABMA 3 1
+  gammon hint 4HPwATDgc/ABMA 31 --cubeful
   gammon hint 4HPwATDgc/ABMA 3 1 --bot pubeval
   gammon hint 4HPwATDgc/ABMA 6 5 --bot gnubg --json
 """
 
 
 def add_parser(sub) -> None:
+    from .analyze import add_cube_model_options
     p = sub.add_parser("hint", help="rank the legal plays of a position by a bot",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("posid", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
-    p.add_argument("d1", help="first die, 1..6")
-    p.add_argument("d2", help="second die, 1..6")
-    p.add_argument("--bot", default="pubeval", help="the bot that ranks (default: pubeval)")
+    p.add_argument("d1", nargs="?", help="first die, 1..6 (or both dice: 31, 3-1)")
+    p.add_argument("d2", nargs="?", help="second die, 1..6")
+    p.add_argument("--bot", default=DEFAULT_BOT,
+                   help=f"the bot that ranks (default: {DEFAULT_BOT}, the shipped network)")
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
-    p.add_argument("--seed", type=int, default=None, help="seed for bots that draw numbers")
+    p.add_argument("--seed", type=seed_type, default=None,
+                   help=f"seed for bots that draw numbers, {SEED_RANGE}")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plies", type=int, choices=[0, 2], default=0,
+    p.add_argument("--plies", type=whole_type("--plies", 0, 2), choices=[0, 2], default=0,
                    help="look-ahead of a net: bot: 0 (default) or 2 (each play scored by "
                         "the opponent's best reply to all 21 rolls; slower)")
+    p.add_argument("--cubeful", action="store_true",
+                   help="rank by cubeful money equity (bots with probabilities: net:, gnubg)")
+    add_cube_model_options(p)
     p.set_defaults(run=run)
 
 
-def ranked(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard") -> list[dict]:
-    """The legal plays of one position, best first: rank, play, score, result.
+class CubeView:
+    """The cube model plays are valued under with --cubeful: a centred money cube after the
+    play, the opponent on roll (``model.cube``, Janowski)."""
 
-    The bot's own choice comes first; the rest follow by score (ties by Position ID).
-    Empty when no play is legal.
+    def __init__(self, efficiency: float, jacoby: bool = False, beavers: bool = False):
+        self.efficiency, self.jacoby, self.beavers = efficiency, jacoby, beavers
+
+    def to_dict(self) -> dict:
+        return {"efficiency": self.efficiency, "jacoby": self.jacoby, "beavers": self.beavers}
+
+
+def _flip_five(p5: np.ndarray) -> np.ndarray:
+    """gnubg's five outputs (K, 5) seen by the other player."""
+    return np.stack([1 - p5[:, 0], p5[:, 3], p5[:, 4], p5[:, 1], p5[:, 2]], axis=1)
+
+
+def play_probabilities(bot, plays, rules) -> np.ndarray | None:
+    """The five probabilities (K, 5) of each play for the player who made it, or None for
+    a bot that estimates none. A play that ends the game is valued by its result."""
+    from eval.cube_bots import probability_source
+    source = probability_source(bot)
+    if source is None:
+        return None
+    if callable(getattr(bot, "probabilities", None)):  # a net: its look-ahead included
+        return to_five(np.asarray(bot.probabilities(plays), dtype=np.float64))
+    after = plays.boards
+    over = rules.end_of_game(after)  # (K,) points for the mover, 0 while the game goes on
+    p5 = np.zeros((len(after), 5))
+    going = np.flatnonzero(over == 0)
+    if len(going):
+        p5[going] = _flip_five(to_five(np.asarray(source(flip(after[going])), np.float64)))
+    done = np.flatnonzero(over != 0)
+    if len(done):
+        p5[done] = to_five(certain(over[done]))
+    return p5
+
+
+def cubeful_after(p5: np.ndarray, plays, rules, cube: CubeView) -> np.ndarray:
+    """(K,) the mover's cubeful money equity after each play (per cube): minus the
+    opponent's equity after proper cube play, he being on roll with a centred cube."""
+    from model.cube import decide
+    value = -np.asarray(decide(_flip_five(p5), 0, cube.efficiency, cube.jacoby,
+                               cube.beavers).equity, dtype=np.float64)
+    points = rules.end_of_game(plays.boards)
+    over = points != 0
+    if over.any():  # the game is over: its points (single under Jacoby, the cube centred)
+        value[over] = np.minimum(points[over], 1) if cube.jacoby else points[over]
+    return value
+
+
+def ranked(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard",
+           cube: CubeView | None = None) -> list[dict]:
+    """The legal plays of one position, best first: rank, play, score, result; for bots
+    with probabilities also ``probabilities`` (the five, for the mover) and
+    ``cubeless_equity``, and with ``cube`` the ``cubeful_equity`` the plays are ranked by.
+
+    Without ``cube`` the bot's own choice comes first; the rest follow by score (ties by
+    Position ID). Empty when no play is legal.
     """
+    rules = get_variant(variant)
     boards, dice = board[None], np.array([[d1, d2]])  # (1, 26), (1, 2)
-    plays = legal_plays(boards, dice, get_variant(variant))
+    plays = legal_plays(boards, dice, rules)
     if plays.dice_used[0] == 0:
         return []
     scores = np.asarray(bot.scores(plays, boards, dice), dtype=np.float64)  # (K,)
-    chosen = _choice(bot, plays, boards, dice, scores)
     ids = posid.encode_many(plays.boards)
-    order = sorted(range(len(plays)), key=lambda k: (k != chosen, -scores[k], ids[k]))
+    p5 = play_probabilities(bot, plays, rules)
+    cubeful = None
+    if cube is not None:
+        if p5 is None:
+            raise ValueError("cubeful equities need a bot that estimates probabilities")
+        cubeful = cubeful_after(p5, plays, rules, cube)
+        order = sorted(range(len(plays)), key=lambda k: (-cubeful[k], ids[k]))
+    else:
+        chosen = _choice(bot, plays, boards, dice, scores)
+        order = sorted(range(len(plays)), key=lambda k: (k != chosen, -scores[k], ids[k]))
     steps, hits = plays.steps, plays.hits
-    return [{"rank": rank, "play": format_play(steps[k], hits[k]), "score": float(scores[k]),
-             "result": ids[k]} for rank, k in enumerate(order, 1)]
+    rows = []
+    for rank, k in enumerate(order, 1):
+        row = {"rank": rank, "play": format_play(steps[k], hits[k]), "score": float(scores[k]),
+               "result": ids[k]}
+        if p5 is not None:
+            row["probabilities"] = {name: float(v) for name, v in zip(FIVE, p5[k])}
+            row["cubeless_equity"] = float(equity_of_five(p5[k]))
+        if cubeful is not None:
+            row["cubeful_equity"] = float(cubeful[k])
+        rows.append(row)
+    return rows
 
 
 def _choice(bot, plays, boards, dice, scores: np.ndarray) -> int:
@@ -76,20 +167,62 @@ def _choice(bot, plays, boards, dice, scores: np.ndarray) -> int:
     return int(bot.choose(plays, boards, dice)[0])
 
 
+def equity_type(bot, cube: CubeView | None) -> str | None:
+    """'cubeful', 'cubeless' or None (a bot without probabilities: its own score)."""
+    from eval.cube_bots import probability_source
+    if probability_source(bot) is None:
+        return None
+    return "cubeful" if cube is not None else "cubeless"
+
+
+def probability_header() -> str:
+    return f"{'win':>6} {'w(g)':>6} {'w(bg)':>6} {'l(g)':>6} {'l(bg)':>6}"
+
+
+def probability_cells(row: dict) -> str:
+    p = row["probabilities"]
+    return " ".join(f"{100 * p[name]:5.1f}%" for name in FIVE)
+
+
 def run(args) -> int:
+    from .analyze import cube_settings
+    if args.d1 is None:
+        raise UsageError("give POSID D1 D2")
     board = read_position(args.posid, args.variant)
-    d1, d2 = read_die(args.d1), read_die(args.d2)
+    d1, d2 = read_roll(dice_words(args))
+    efficiency, jacoby, beavers = cube_settings(args)
+    cube = CubeView(efficiency, jacoby, beavers) if args.cubeful else None
     bot = with_lookahead(load_bot(args.bot, args.seed, args.variant), args.plies)
-    rows = ranked(bot, board, d1, d2, args.variant)
+    kind = equity_type(bot, cube)
+    if cube is not None and kind is None:
+        raise UsageError(f"--cubeful needs a bot that estimates probabilities (net:, "
+                         f"net:PATH or gnubg), not {quote(args.bot)}")
+    rows = ranked(bot, board, d1, d2, args.variant, cube)
     if args.json:
-        print(json.dumps({"posid": args.posid, "dice": [d1, d2], "bot": args.bot,
-                          "score": bot.score_label, "plays": rows}))
+        out = {"posid": args.posid.strip(), "dice": [d1, d2], "bot": args.bot,
+               "score": bot.score_label, "equity_type": kind, "plays": rows}
+        if cube is not None:
+            out["cube"] = cube.to_dict()
+        print(json.dumps(out))
         return 0
     if not rows:
+        print(f"no legal play for {max(d1, d2)}-{min(d1, d2)}: the roll cannot be played "
+              f"and the turn passes")
         return 0
     width = max(len(r["play"]) for r in rows)
-    label = max(14, len(bot.score_label))
-    print(f"{'#':>3}  {'play':<{width}}  {bot.score_label:>{label}}  result")
+    if kind is None:  # the bot's own score, as it always was
+        label = max(14, len(bot.score_label))
+        print(f"{'#':>3}  {'play':<{width}}  {bot.score_label:>{label}}  result")
+        for r in rows:
+            print(f"{r['rank']:>3}  {r['play']:<{width}}  {r['score']:>{label}.6f}  "
+                  f"{r['result']}")
+        return 0
+    first = "cubeful equity" if cube is not None else "cubeless equity"
+    extra = f"  {'cubeless':>9}" if cube is not None else ""
+    print(f"{'#':>3}  {'play':<{width}}  {first:>15}{extra}  {probability_header()}  result")
     for r in rows:
-        print(f"{r['rank']:>3}  {r['play']:<{width}}  {r['score']:>{label}.6f}  {r['result']}")
+        value = r["cubeful_equity"] if cube is not None else r["cubeless_equity"]
+        more = f"  {r['cubeless_equity']:>+9.4f}" if cube is not None else ""
+        print(f"{r['rank']:>3}  {r['play']:<{width}}  {value:>+15.4f}{more}  "
+              f"{probability_cells(r)}  {r['result']}")
     return 0

@@ -7,9 +7,13 @@ import json
 import sys
 
 from engine.rules import VARIANTS
-from eval.registry import BotUnavailable, valid_names
+from eval.registry import NAMES, NET_PREFIX, BotUnavailable, valid_names
 
-from ..errors import UsageError
+from ..errors import UsageError, quote
+from ..positions import SEED_MAX, SEED_RANGE, seed_type, whole_type
+
+MAX_GAMES = 100_000_000
+MAX_CUBE = 2**20  # cube values (and points: x3) stay far from int32's limit
 
 HELP = f"""\
 Play GAMES cubeless money games of bot A against bot B and report, from A's side: wins,
@@ -19,14 +23,16 @@ plies per game and games per second.
 By default the dice are paired: each dice sequence is played twice with the seats swapped,
 so the luck of the dice largely cancels (GAMES must be even). The confidence interval is
 then computed from the per-pair means, the pairs being the independent units; the width
-the same games would give if independent is shown beside it. The same --seed replays the
-same games bit for bit.
+the same games would give if independent is shown beside it. The same --seed (0 .. 2**63-1)
+replays the same games bit for bit.
 
 With --cube the games are cubeful money games: before each roll the player on roll may
 double, the opponent takes, passes or (with --beavers) beavers; points are cube value x
-1/2/3 (the cube value on a pass). The report adds the cube values reached and the doubles
-offered, taken, beavered and passed by each side. Nets double with their cube heads, the
-other bots by the Keith count in races; nodouble:NAME never doubles and always takes.
+1/2/3 (the cube value on a pass). Jacoby and beavers are off unless asked for (--jacoby,
+--beavers), as in `gammon analyze`, `gammon cube` and `gammon play --cube`. The report
+adds the cube values reached and the doubles offered, taken, beavered and passed by each
+side. Nets double with their cube heads, the other bots by the Keith count in races;
+nodouble:NAME never doubles and always takes.
 
 bots: {valid_names()}
 
@@ -42,9 +48,10 @@ def add_parser(sub) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", metavar="A", help="bot A (statistics are from its side)")
     p.add_argument("b", metavar="B", help="bot B")
-    p.add_argument("--games", type=int, default=1000, help="games to play (default: 1000)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed for dice and bots (default: a fresh one, printed)")
+    p.add_argument("--games", type=whole_type("--games", 0, MAX_GAMES), default=1000,
+                   help="games to play (default: 1000)")
+    p.add_argument("--seed", type=seed_type, default=None,
+                   help=f"seed for dice and bots, {SEED_RANGE} (default: a fresh one, printed)")
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
     p.add_argument("--no-pairing", action="store_true",
@@ -56,13 +63,14 @@ def add_parser(sub) -> None:
     cube = p.add_argument_group("the doubling cube")
     cube.add_argument("--cube", action="store_true", help="cubeful money games")
     cube.add_argument("--jacoby", action="store_true",
-                      help="gammons count single while the cube is centred")
+                      help="gammons count single while the cube is centred (default: off)")
     cube.add_argument("--beavers", action="store_true",
-                      help="a taker may redouble at once and keep the cube")
-    cube.add_argument("--auto-doubles", type=int, default=0, metavar="N",
+                      help="a taker may redouble at once and keep the cube (default: off)")
+    cube.add_argument("--auto-doubles", type=whole_type("--auto-doubles", 0, 64), default=0,
+                      metavar="N",
                       help="double the cube on tied opening throws, at most N times (default: 0)")
-    cube.add_argument("--max-cube", type=int, default=64, metavar="V",
-                      help="highest cube value, a power of two (default: 64)")
+    cube.add_argument("--max-cube", type=whole_type("--max-cube", 1, MAX_CUBE), default=64,
+                      metavar="V", help="highest cube value, a power of two (default: 64)")
     p.set_defaults(run=run)
 
 
@@ -92,10 +100,22 @@ def with_lookahead(bot, plies: int):
     return bot
 
 
+def check_bot_name(name: str) -> None:
+    """A usage error for a name that is no bot (the name quoted, 80 characters at most)."""
+    from eval.cube_bots import NEVER_PREFIX
+    inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
+    if inner not in NAMES and not inner.startswith(NET_PREFIX):
+        raise UsageError(f"unknown bot {quote(name)}; valid: {valid_names()}")
+
+
 def load_bot(name: str, seed: int | None = None, variant: str = "standard", rules=None):
     """``eval.registry.make_bot``, its errors turned into one-line usage errors; with cube
     ``rules``, the bot with its ``auto`` cube strategy."""
     from eval.registry import make_bot
+    check_bot_name(name)
+    if seed is not None and not 0 <= seed <= SEED_MAX:
+        raise UsageError(f"a seed is a whole number from {SEED_RANGE}, got "
+                         f"{quote(seed) if abs(seed) < 10**100 else 'a larger number'}")
     try:
         if rules is not None:
             return make_bot(name, seed, variant, cube="auto", rules=rules)
@@ -109,7 +129,7 @@ def run(args) -> int:
     paired = not args.no_pairing
     if args.games < 1 or (paired and args.games % 2):
         raise UsageError(f"--games must be positive{' and even with paired dice' if paired else ''}"
-                         f" (or use --no-pairing), got {args.games}")
+                         f" (or use --no-pairing), at most {MAX_GAMES:,}; got {args.games}")
     rules = cube_rules(args)
     seed = new_seed() if args.seed is None else args.seed
     _, seed_a, seed_b = match_seeds(seed)
@@ -136,8 +156,29 @@ def _recorder(args, rules):
     if rules is not None and (rules.beavers or rules.auto_doubles):
         raise UsageError(".mat files have no beavers or automatic doubles: "
                          "drop --beavers/--auto-doubles to --save")
+    check_writable(args.save, "--save")
     from engine.formats.record import PlayRecorder
     return PlayRecorder(args.variant)
+
+
+def check_writable(path: str, what: str) -> None:
+    """A usage error, before any game is played, for a file that cannot be written: a NUL
+    in its name, a directory, a folder that does not exist or cannot be written."""
+    import os
+    from pathlib import Path
+    if not path or "\x00" in path:
+        raise UsageError(f"{what} needs a file name, got {quote(path)}")
+    target = Path(path).expanduser()
+    try:
+        if target.is_dir():
+            raise UsageError(f"{what} {quote(path)} is a directory; give a file name")
+        folder = target.parent
+        if not folder.is_dir():
+            raise UsageError(f"{what} {quote(path)}: no such directory {quote(str(folder))}")
+        if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+            raise UsageError(f"{what} {quote(path)}: permission denied")
+    except OSError as e:  # a name too long for the system, ...
+        raise UsageError(f"{what} {quote(path)}: {e.strerror or e}") from None
 
 
 def _save(args, recorder, result) -> None:
@@ -148,8 +189,9 @@ def _save(args, recorder, result) -> None:
     try:
         with open(args.save, "w") as f:
             f.write(format_match(match, comments))
-    except OSError as e:
-        raise UsageError(f"cannot save to {args.save}: {e.strerror or e}") from None
+    except (OSError, ValueError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else e
+        raise UsageError(f"cannot save to {quote(args.save)}: {reason}") from None
     print(f"saved {len(match.games):,} games to {args.save}", file=sys.stderr)
 
 

@@ -8,13 +8,13 @@ import sys
 from engine.rules import VARIANTS
 
 from ..errors import UsageError
-from ..positions import answer_requests, read_die, read_position, results
+from ..positions import answer_requests, dice_words, read_position, read_roll, results
 
 HELP = """\
 List every legal play of a position and roll: one line per distinct result, the play in
 Magriel notation, a tab, and the resulting Position ID (not flipped: the player who moved
 is still the player on roll in the key, as gnubg writes move results). No lines when no
-play is legal.
+play is legal. The dice may be written 3 1, 31 or 3-1.
 
 With --batch, read 'POSID D1 D2' lines from stdin and answer each with exactly one line:
 the resulting Position IDs separated by spaces (an empty line when no play is legal, a
@@ -22,6 +22,7 @@ line starting 'error:' for a bad request).
 
 examples:
   gammon moves 4HPwATDgc/ABMA 3 1
+  gammon moves 4HPwATDgc/ABMA 31
   printf '4HPwATDgc/ABMA 6 5\\n' | gammon moves --batch
 """
 
@@ -30,7 +31,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("moves", help="list the legal plays of a position and roll",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("posid", nargs="?", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
-    p.add_argument("d1", nargs="?", help="first die, 1..6")
+    p.add_argument("d1", nargs="?", help="first die, 1..6 (or both dice: 31, 3-1)")
     p.add_argument("d2", nargs="?", help="second die, 1..6")
     p.add_argument("--batch", action="store_true",
                    help="read 'POSID D1 D2' lines on stdin, answer one line each")
@@ -44,10 +45,10 @@ def run(args) -> int:
         if args.posid is not None:
             raise UsageError("--batch reads positions from stdin; give no POSID")
         return _batch(args.variant)
-    if args.d2 is None:
+    if args.d1 is None:
         raise UsageError("give POSID D1 D2 (or --batch)")
     board = read_position(args.posid, args.variant)
-    d1, d2 = read_die(args.d1), read_die(args.d2)
+    d1, d2 = read_roll(dice_words(args))
     out = sys.stdout
     for play, result in results(board, d1, d2, variant=args.variant):
         out.write(f"{play}\t{result}\n")

@@ -6,9 +6,10 @@ import argparse
 import sys
 
 from engine.rules import VARIANTS
-from eval.registry import valid_names
+from eval.registry import DEFAULT_BOT, valid_names
 
-from ..errors import UsageError
+from ..errors import UsageError, quote
+from ..positions import SEED_RANGE, seed_type
 from .match import load_bot
 
 HELP = f"""\
@@ -16,7 +17,14 @@ Play backgammon against a bot in the terminal: a money session, one game after a
 You are X and see the board from your side, with pip counts; type your plays in the usual
 notation (24/18 13/11, 8/5(2), bar/22*, 6/off) and confirm each with Enter, or 'undo' it.
 Type 'help' during the game for the commands: hint, auto (let the bot play this turn for
-you), board, double/take/pass (with --cube), resign, save FILE, quit.
+you), board, double/take/pass (with --cube), resign, save FILE, quit. 'resign' offers a
+single game, a gammon or a backgammon (those still possible); the bot accepts or declines
+by its own evaluation, and a declined resignation plays on.
+
+The bot is the shipped network (net:) unless --bot names another. With --cube the games
+are money games with the doubling cube; the Jacoby rule is off unless --jacoby (as in
+`gammon analyze`, `gammon cube` and `gammon match --cube`), and there are no beavers (a
+.mat file cannot record them).
 
 At the end, the score and an offer to save the session as a .mat file, which GNU
 Backgammon reads with 'import mat FILE'.
@@ -27,8 +35,9 @@ played with real dice.
 bots: {valid_names()}
 
 examples:
+  gammon play
   gammon play --bot pubeval
-  gammon play --bot net:strong.npz --cube
+  gammon play --bot net:strong.npz --cube --jacoby
   gammon play --manual-dice --bot heuristic
 """
 
@@ -36,12 +45,17 @@ examples:
 def add_parser(sub) -> None:
     p = sub.add_parser("play", help="play against a bot in the terminal",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bot", default="pubeval", help="the bot to play (default: pubeval)")
+    p.add_argument("--bot", default=DEFAULT_BOT,
+                   help=f"the bot to play (default: {DEFAULT_BOT}, the shipped network)")
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
     p.add_argument("--cube", action="store_true", help="play with the doubling cube")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed for the dice and the bot (default: a fresh one, printed)")
+    p.add_argument("--jacoby", action="store_true",
+                   help="with --cube: gammons count single while the cube is centred "
+                        "(default: off)")
+    p.add_argument("--seed", type=seed_type, default=None,
+                   help=f"seed for the dice and the bot, {SEED_RANGE} "
+                        f"(default: a fresh one, printed)")
     p.add_argument("--manual-dice", action="store_true",
                    help="type the dice of both sides (e.g. '6 2') instead of rolling")
     p.add_argument("--name", default="human", help="your name in saved matches (default: human)")
@@ -54,17 +68,22 @@ def run(args) -> int:
     from engine.cube import CubeRules
 
     from ..console import Console
+    from ..positions import tolerant_input
     from ..session import Session
-    if not args.name.strip() or ":" in args.name:
-        raise UsageError(f"--name must be non-empty and without ':', got {args.name!r}")
+    name = args.name.strip()
+    if not name or ":" in name or len(name) > 40 or not name.isprintable():
+        raise UsageError(f"--name must be 1 to 40 printable characters without ':', "
+                         f"got {quote(args.name)}")
+    if args.jacoby and not args.cube:
+        raise UsageError("--jacoby needs --cube")
     seed = args.seed
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
         print(f"seed {seed} (replay these dice with --seed {seed})")
     dice_seed, bot_seed = np.random.SeedSequence(seed).spawn(2)
-    rules = CubeRules() if args.cube else None
+    rules = CubeRules(jacoby=args.jacoby) if args.cube else None
     bot = load_bot(args.bot, int(bot_seed.generate_state(1)[0]), args.variant, rules)
-    session = Session(bot, args.bot, Console(sys.stdin, sys.stdout),
+    session = Session(bot, args.bot, Console(tolerant_input(), sys.stdout),
                       np.random.default_rng(dice_seed), args.variant, rules,
-                      args.manual_dice, args.name.strip())
+                      args.manual_dice, name)
     return session.run()

@@ -1,0 +1,313 @@
+"""Bad input never gives a traceback: thousands of generated inputs for every command.
+
+Each command (moves, show, hint, choose, match, analyze, cube, play) is run in-process
+through ``gammon.cli.main`` (stdin, stdout and stderr replaced) with bad values in every
+argument: Unicode digits, huge numbers, empty strings, 1 MB strings, NUL bytes, broken
+Position IDs, negative and huge seeds, unknown bots and variants, files that do not exist,
+directories in place of files. Every run must end with exit code 0 or 2, with no
+"Traceback" on stderr and, for exit code 2, one line on stderr quoting at most a little of
+the input. The ``--batch`` streams must answer every input line with exactly one line. A
+handful of subprocess runs feed raw bytes (invalid UTF-8, NUL) to the stdin streams.
+
+``COUNT`` adds up the inputs tried; the last test prints the total (and checks it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gammon.cli import main
+
+START = "4HPwATDgc/ABMA"
+RACE = "eO85AAD4vg8AAA"
+ROOT = Path(__file__).resolve().parent.parent
+MEGA = "x" * 1_000_000
+COUNT = {"inputs": 0}
+
+# bad values of every kind, tried in every slot
+BAD = [
+    "", " ", "\t", "²", "٣", "３", "¹²", "1" * 5000, "9" * 30, "-1", "-0", "+3", str(2**63),
+    str(2**70), "-" + "9" * 5000, "1e3", "0x10", "1_0", "nan", "inf", "-inf", "1.5", "0.٥",
+    "\x00", "a\x00b", "3\x001", MEGA, "a\nb", "\r", "\u2028", "\ud800", "💥", "ｘ",
+    "4HPwATDgc/ABM", "4HPwATDgc/AB*A", "/////////////w", "4HPwATDgc/ABMA=",
+    "4HPwATDgc/ABMAA", "AAAAAAAAAAAAAA", "٣HPwATDgc/ABMA", "////////////8A",
+    "/nonexistent/dir/file.mat", "/", "/tmp", "/dev/null", ".", "-", "--", "-x",
+    "0", "7", "66", "3 1", "31", "3-1", "3,1", "3/1", "1 2 3", "77", "0 0",
+    "net:", "net:/nonexistent.pt", "net:/tmp", "net:/dev/null", "net:" + "a" * 5000,
+    "net:\x00", "nodouble:" * 2000 + "pubeval", "nodouble:", "gnubg2", "random", "NET:",
+    "standard", "hypergammon", "nackgammon", "longgammon", "Standard",
+]
+
+
+@pytest.fixture(autouse=True)
+def _in_a_scratch_directory(tmp_path, monkeypatch):
+    """Files the inputs name (--save 31, 'save 3-1' typed in play) land in a scratch
+    directory, never in the working tree."""
+    monkeypatch.chdir(tmp_path)
+
+
+def cli(args: list[str], stdin: str = "") -> tuple[int, str, str]:
+    """Run ``gammon ARGS`` in-process: (exit code, stdout, stderr)."""
+    COUNT["inputs"] += 1
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as e:  # only --help may exit
+                code = e.code if isinstance(e.code, int) else 0
+    finally:
+        sys.stdin = saved
+    return code, out.getvalue(), err.getvalue()
+
+
+def check(args: list[str], stdin: str = "") -> tuple[int, str, str]:
+    """``cli`` and the rules every run must keep."""
+    code, out, err = cli(args, stdin)
+    shown = [a[:60] for a in args]
+    assert "Traceback" not in err, (shown, err[-2000:])
+    assert code in (0, 2), (shown, code, err[-500:])
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1, (shown, err[:500])
+        assert len(err) < 700, (shown, err[:700])
+    return code, out, err
+
+
+def slots(template: list[str]) -> list[list[str]]:
+    """Every BAD value in the slot marked None of ``template``."""
+    i = template.index(None)
+    return [template[:i] + [value] + template[i + 1:] for value in BAD]
+
+
+def run_all(templates: list[list[str]]) -> int:
+    n = 0
+    for template in templates:
+        for args in slots(template):
+            check(args)
+            n += 1
+    return n
+
+
+# --- one command line each -------------------------------------------------------------------
+
+
+def test_moves_and_show():
+    n = run_all([
+        ["moves", None, "3", "1"], ["moves", START, None, "1"], ["moves", START, "3", None],
+        ["moves", START, None], ["moves", None], ["moves", START, "3", "1", "--variant", None],
+        ["moves", "--batch", None], ["show", None], ["show", START, "--variant", None],
+        [None, START, "3", "1"],
+    ])
+    assert n == 10 * len(BAD)
+
+
+def test_hint_and_choose():
+    n = run_all([
+        ["hint", None, "3", "1", "--bot", "pubeval"], ["hint", START, None, "--bot", "pubeval"],
+        ["hint", START, "3", None, "--bot", "pubeval"], ["hint", START, "31", "--bot", None],
+        ["hint", START, "31", "--bot", "random", "--seed", None],
+        ["hint", START, "31", "--plies", None], ["hint", START, "31", "--cubeful",
+                                                "--efficiency", None],
+        ["hint", RACE, "31", "--json", "--variant", None],
+        ["choose", None, "3", "1", "--bot", "pubeval"],
+        ["choose", START, None, "--bot", "pubeval"], ["choose", START, "31", "--bot", None],
+        ["choose", START, "31", "--bot", "random", "--seed", None],
+    ])
+    assert n == 12 * len(BAD)
+
+
+def test_match():
+    base = ["match", "pubeval", "random", "--games", "2", "--no-progress"]
+    n = run_all([
+        ["match", "pubeval", "random", "--no-progress", "--games", None],
+        ["match", None, "random", "--games", "2", "--no-progress"],
+        ["match", "pubeval", None, "--games", "2", "--no-progress"],
+        base + ["--seed", None], base + ["--variant", None],
+        base + ["--cube", "--max-cube", None], base + ["--cube", "--auto-doubles", None],
+        base + ["--save", None], base + ["--cube", "--beavers", "--save", None],
+    ])
+    assert n == 9 * len(BAD)
+
+
+def test_analyze_and_cube():
+    n = run_all([
+        ["analyze", None], ["analyze", START, "--dice", None],
+        ["analyze", START, "--dice", None, "1"], ["analyze", START, "--dice", "3", None],
+        ["analyze", "--dice", None, START], ["analyze", START, "--bot", None],
+        ["analyze", START, "--efficiency", None], ["analyze", START, "--seed", None],
+        ["analyze", START, "--dice", "31", "--cubeful", "--plies", None],
+        ["cube", None], ["cube", START, "--bot", None], ["cube", START, "--efficiency", None],
+        ["cube", "--batch", None], ["cube", RACE, "--variant", None],
+    ])
+    assert n == 14 * len(BAD)
+
+
+def test_play_arguments():
+    n = run_all([
+        ["play", "--bot", "pubeval", "--seed", None], ["play", "--bot", None, "--seed", "1"],
+        ["play", "--bot", "pubeval", "--name", None], ["play", "--variant", None],
+        ["play", "--bot", "pubeval", "--cube", "--jacoby", "--seed", None],
+    ])
+    assert n == 5 * len(BAD)
+
+
+# --- stdin: the batch streams, line for line, and play sessions ------------------------------
+
+
+def bad_lines() -> list[str]:
+    """Request lines: every BAD value alone and in each place of 'POSID D1 D2', without
+    line breaks inside (a line is what a newline ends)."""
+    flat = [v.replace("\n", " ") for v in BAD]
+    lines = list(flat)
+    for v in flat:
+        lines += [f"{v} 3 1", f"{START} {v} 1", f"{START} 3 {v}", f"{START} {v}",
+                  f"{START} 3 1 {v}"]
+    return lines
+
+
+def _answers(out: str, lines: list[str]) -> list[str]:
+    answers = out.split("\n")
+    assert answers[-1] == ""
+    answers = answers[:-1]
+    assert len(answers) == len(lines)
+    return answers
+
+
+@pytest.mark.parametrize("command, bad", [
+    (["moves", "--batch"], "error:"),
+    (["choose", "--batch", "--bot", "pubeval"], "error:"),
+    (["choose", "--batch"], "error:"),  # the shipped net
+])
+def test_batch_streams_answer_every_line(command, bad):
+    good = [f"{START} 3 1", f"{START} 31", f"{START} 6-5", f"{RACE} 2 1"]
+    lines = []
+    for i, line in enumerate(bad_lines()):
+        lines += [line, good[i % len(good)]]
+    code, out, err = check(command, "\n".join(lines) + "\n")
+    COUNT["inputs"] += len(lines) - 1
+    assert code == 0
+    answers = _answers(out, lines)
+    for line, answer in zip(lines[1::2], answers[1::2]):
+        assert answer and not answer.startswith("error"), (line, answer)
+    assert all(len(a) < 700 for a in answers if a.startswith(bad))
+    errors = sum(a.startswith(bad) for a in answers[0::2])
+    assert errors > len(lines) // 2 - 40  # nearly every bad line is an error
+
+
+def test_cube_batch_answers_every_line():
+    lines = []
+    for v in BAD:
+        v = v.replace("\n", " ")
+        lines += [v, START, f"{START} {v}"]
+    code, out, _ = check(["cube", "--batch"], "\n".join(lines) + "\n")
+    COUNT["inputs"] += len(lines) - 1
+    assert code == 0
+    answers = _answers(out, lines)
+    assert all(a.startswith("{") and a.endswith("}") for a in answers)
+    assert all(a == answers[1] for a in answers[1::3])
+    assert all(len(a) < 700 for a in answers)
+
+
+PLAY_WORDS = ["board", "resign", "y", "n", "1", "2", "3", "hint", "hint 99999999999999999",
+              "hint ²", "undo", "double", "take", "pass", "save", "save /",
+              "save /nonexistent/dir/x.mat", "save a\x00b", "help", "13/7 8/7", "24/18 13/11",
+              "٢٤/١٨ ١٣/١١", "24/" + "9" * 5000, "8/5(" + "9" * 5000 + ")", "bar/22*",
+              "6/off", "6-2: 24/18", "24/23/22/21/20/19/18/17/16/15", "6 2", "62", "6-2",
+              "0 0", "7 7", "6", "²", "resign", "2", "resign", "3"]
+
+
+def play_script() -> list[str]:
+    """Garbage at every prompt, each word followed by what moves the game on ('auto' at a
+    play, Enter to confirm or roll, dice when they are typed, 'y' for another game): games
+    get played, resigned, doubled and saved while the garbage keeps coming."""
+    words = PLAY_WORDS + [v for v in BAD if "\n" not in v and "\r" not in v]
+    script = []
+    for word in words:
+        script += [word, "auto", "", "5 2", "y"]
+    return script
+
+
+@pytest.mark.parametrize("options", [
+    ["--bot", "pubeval", "--seed", "5"],
+    ["--bot", "pubeval", "--seed", "6", "--cube"],
+    ["--bot", "heuristic", "--seed", "7", "--manual-dice"],
+    ["--bot", "net:", "--seed", "8", "--cube", "--jacoby", "--manual-dice"],
+    ["--bot", "random", "--seed", "9", "--variant", "hypergammon"],
+])
+def test_play_sessions_with_garbage_typed(options):
+    """Sessions fed BAD values and commands at every prompt, until the input ends."""
+    script = play_script()
+    code, out, _ = check(["play", *options], "\n".join(script) + "\n")
+    assert code == 0
+    COUNT["inputs"] += len(script) - 1
+    assert "Final score" in out
+    assert "Not a legal play" in out or "type two dice" in out
+
+
+def test_help_of_every_command():
+    for command in ("moves", "show", "hint", "choose", "match", "analyze", "cube", "play"):
+        code, out, _ = check([command, "--help"])
+        assert code == 0 and "usage:" in out
+
+
+# --- subprocesses: raw bytes on stdin and in argv ---------------------------------------------
+
+
+GAMMON = [sys.executable, "-m", "gammon.cli"]
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # run from the scratch directory
+RAW = [b"\xff\xfe 3 1", b"4HPwATDgc/ABMA \xff 1", b"\x00\x00\x00", b"4HPwATDgc/ABMA 3\x00 1",
+       b"\xc3\x28" * 1000, b"y" * 1_000_000, b"4HPwATDgc/ABMA \xc2\xb2 1", b"",
+       b"4HPwATDgc/ABMA\xff", b"\xef\xbb\xbf4HPwATDgc/ABMA 3 1"]
+
+
+def _stream(command: list[str], lines: list[bytes]) -> list[bytes]:
+    COUNT["inputs"] += len(lines)
+    run = subprocess.run(GAMMON + command, input=b"\n".join(lines) + b"\n",
+                         capture_output=True, timeout=120, env=ENV)
+    assert run.returncode == 0 and b"Traceback" not in run.stderr, run.stderr[-2000:]
+    answers = run.stdout.split(b"\n")[:-1]
+    assert len(answers) == len(lines)
+    return answers
+
+
+@pytest.mark.parametrize("command", [["moves", "--batch"],
+                                     ["choose", "--batch", "--bot", "pubeval"],
+                                     ["cube", "--batch"]])
+def test_batch_streams_take_raw_bytes(command):
+    good = b"4HPwATDgc/ABMA" if command[0] == "cube" else b"4HPwATDgc/ABMA 3 1"
+    answers = _stream(command, RAW + [good])
+    assert len(answers[-1]) > 5 and not answers[-1].startswith((b"error", b'{"error'))
+    assert all(len(a) < 700 for a in answers[:-1])
+
+
+def test_play_takes_raw_bytes_and_argv_takes_invalid_utf8():
+    script = b"\n".join([b"\xff\xfe", b"board", b"resign", b"\x00", b"y" * 100_000, b"\xc3",
+                         b"13/7 8/7", b"quit"]) + b"\n"
+    COUNT["inputs"] += 8
+    run = subprocess.run(GAMMON + ["play", "--bot", "pubeval", "--seed", "3"], input=script,
+                         capture_output=True, timeout=120, env=ENV)
+    assert run.returncode == 0 and b"Traceback" not in run.stderr
+    for args in ([b"moves", b"4HPwATDgc/ABM\xff", b"3", b"1"], [b"show", b"\xff" * 14],
+                 [b"moves", START.encode(), b"\xc2\xb2", b"1"], [b"hint", START.encode(), b"\xff"],
+                 [b"match", b"\xff", b"random", b"--games", b"2"], [b"show", b"z" * 100_000]):
+        COUNT["inputs"] += 1
+        run = subprocess.run([a.encode() for a in GAMMON] + args, capture_output=True,
+                             timeout=120, env=ENV)
+        assert run.returncode == 2 and b"Traceback" not in run.stderr, run.stderr[-2000:]
+        assert len(run.stderr.strip().splitlines()) == 1 and len(run.stderr) < 700
+
+
+def test_zz_report_the_number_of_inputs(capsys):
+    """The total of inputs tried by this file (when run whole)."""
+    with capsys.disabled():
+        print(f"\ntest_fuzz: {COUNT['inputs']:,} generated inputs tried")
+    assert COUNT["inputs"] >= 1000 or COUNT["inputs"] < 100  # whole file, or a -k selection
