@@ -289,11 +289,11 @@ def serve(server: socket.socket, answer: Callable[[str], str | None],
             threads[0].join(0.25)
     finally:
         server.close()
-        _finish(active, lock, grace)
+        finish_connections(active, lock, grace)
     return served
 
 
-def _finish(active: dict, lock: threading.Lock, grace: float) -> None:
+def finish_connections(active: dict, lock: threading.Lock, grace: float) -> None:
     """Wake the connections that wait for a line (their reads end: shut for reading) and
     give those answering up to ``grace`` seconds to send their answers."""
     with lock:

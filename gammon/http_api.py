@@ -35,7 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from .commands.hint import ranked
 from .errors import UsageError
-from .external import GRACE, MAX_CLIENTS, TIMEOUT, clip, quote
+from .external import GRACE, MAX_CLIENTS, TIMEOUT, clip, finish_connections, quote
 from .positions import read_die, read_position
 
 MAX_QUERY = 2048  # characters of a request target: a position and a roll need far fewer
@@ -388,14 +388,7 @@ class ApiServer(ThreadingHTTPServer):
         request, and give the answers in flight up to ``grace`` seconds."""
         self.shutdown()
         self.server_close()
-        with self._lock:
-            items = list(self._active.items())
-        for conn, _ in items:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RD)
-        deadline = time.monotonic() + grace
-        for _, thread in items:
-            thread.join(max(0.0, deadline - time.monotonic()))
+        finish_connections(self._active, self._lock, grace)
 
 
 def make_server(api: Api, host: str, port: int, timeout: float = TIMEOUT,
