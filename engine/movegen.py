@@ -64,7 +64,7 @@ class Plays:
         """(K, 4, 2) int8: (from, to) per step; to 0 = borne off, from 25 = the bar;
         unused steps are (-1, -1)."""
         steps = np.empty(self.packed.shape + (2,), dtype=np.int8)
-        steps[..., 0] = self.packed >> 6
+        steps[..., 0] = (self.packed >> 6) & 31  # higher bits: the rules' own (Plakoto)
         steps[..., 1] = (self.packed >> 1) & 31
         steps[self.packed < 0] = -1
         return steps
@@ -107,7 +107,8 @@ class _Level:
 def _key_tables(rules) -> tuple[np.ndarray, np.ndarray]:
     """The change of the exact key's two words for each of the rules' step codes."""
     if rules not in _KEYS:  # rules objects hash by identity
-        change = rules.delta.astype(np.int64)  # (C, 26)
+        # the change the key follows: the cells, unless the rules name another exact one
+        change = (rules.delta if rules.key_delta is None else rules.key_delta).astype(np.int64)  # (C, 26)
         low = np.where(np.arange(CELLS) < 13, _POWER, 0)
         _KEYS[rules] = (change @ low, change @ (_POWER - low))
     return _KEYS[rules]
@@ -177,7 +178,7 @@ def legal_plays(boards: np.ndarray, dice: np.ndarray, rules: Rules = STANDARD) -
     k0 = len(root0)
     second = np.zeros(k0, dtype=bool)
     second[1:] = root0[1:] == root0[:-1]
-    outside = np.where(boards[:, 7:26] > 0, boards[:, 7:26], 0).sum(axis=1, dtype=np.int64)
+    outside = rules.outside(boards)
     zeros = np.zeros(k0, np.int64)
     track = rules.track  # None for rules without a play state
     levels = [_Level(boards[root0], root0, np.where(second, low[root0], high[root0]),

@@ -15,7 +15,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from engine.formats import posid
+from engine.formats import position
 from engine.rules import variant as get_variant
 from engine.movegen import legal_plays
 from engine.formats.notation import format_play
@@ -31,18 +31,22 @@ DICE_SPELLINGS = "like 3 1, 31 or 3-1"
 
 
 def read_position(text: str, variant: str = "standard") -> np.ndarray:
-    """The board of a Position ID, checked against the variant: (26,) int8."""
+    """The board of a position, checked against the variant: (26,) int8. A gnubg Position
+    ID, or for Plakoto the ``plakoto:`` text (``engine.formats.position``)."""
+    rules = get_variant(variant)
     word = str(text).strip()
-    if len(word) != 14:
-        raise UsageError(f"a Position ID has 14 characters, {quote(word)} has {len(word)}")
-    bad = sorted(set(word) - _BASE64)
-    if bad:
-        raise UsageError(f"Position ID {quote(word)} has characters outside base64: "
-                         f"{quote(''.join(bad))}")
+    if rules.position_format == "posid" and not word.startswith("plakoto:"):
+        if len(word) != 14:
+            raise UsageError(f"a Position ID has 14 characters, {quote(word)} has {len(word)}")
+        bad = sorted(set(word) - _BASE64)
+        if bad:
+            raise UsageError(f"Position ID {quote(word)} has characters outside base64: "
+                             f"{quote(''.join(bad))}")
     try:
-        return posid.decode(word, get_variant(variant).checkers)
+        return position.read(word, rules)
     except ValueError as e:
-        raise UsageError(str(e)) from None
+        raise UsageError(f"bad Plakoto position: {e}" if rules.position_format != "posid"
+                         else str(e)) from None
 
 
 def read_whole(text: str, what: str, low: int, high: int, high_text: str | None = None) -> int:
@@ -142,20 +146,24 @@ def fraction_type(what: str, low: float = 0.0, high: float = 1.0):
 
 
 def results(board: np.ndarray, d1: int, d2: int, notation: bool = True,
-            variant: str = "standard") -> list[tuple[str, str]]:
-    """Each legal play as (notation, resulting Position ID not flipped), sorted by ID.
+            variant: str = "standard") -> list[tuple[str, str, int]]:
+    """Each legal play as (notation, resulting position not flipped, points): the result
+    written as the input is (Position ID, or ``plakoto:`` text), and the points the play
+    wins when it ends the game (0 when the game goes on); sorted by the result's text.
 
     Empty when no play is legal. With ``notation=False`` the notation is left empty.
     """
-    plays = legal_plays(board[None], np.array([[d1, d2]]), get_variant(variant))
+    rules = get_variant(variant)
+    plays = legal_plays(board[None], np.array([[d1, d2]]), rules)
     if plays.dice_used[0] == 0:
         return []
-    ids = posid.encode_many(plays.boards)
+    texts = position.write_many(plays.boards, rules)
+    won = rules.end_of_game(plays.boards).tolist()
     if not notation:
-        return sorted(("", i) for i in ids)
+        return sorted(("", t, w) for t, w in zip(texts, won))
     steps, hits = plays.steps, plays.hits
     plays_text = [format_play(steps[k], hits[k]) for k in range(len(plays))]
-    return sorted(zip(plays_text, ids), key=lambda pair: pair[1])
+    return sorted(zip(plays_text, texts, won), key=lambda row: row[1])
 
 
 def tolerant_input(stream=None):

@@ -12,7 +12,9 @@ ask its rules object:
 - ``filter_plays``: a rule on whole plays applied after the generator (None: none), and
   ``track``: a state followed along each play for it (the checker that hit, for the
   Caucasian rule);
-- ``extra_state``: names of per-game state beyond the 26 cells (none for standard);
+- ``extra_state``: names of per-game state beyond the 26 cells (none for standard), and
+  ``relative_state``: those of them held relative to the seat on roll (negated by the game
+  loop whenever the turn passes, like the cube's owner: the Nuclear bomb);
 - ``end_of_game``: which afterstates end the game, and the points they win.
 
 Adding a variant means adding a rules module (a subclass or an instance) and its tests,
@@ -41,6 +43,9 @@ class Rules:
     layout: tuple[tuple[int, int], ...]
     # per-game state beyond the 26 cells the game loop must carry (names): none here
     extra_state: tuple[str, ...] = ()
+    # those of ``extra_state`` that are signed relative to the seat on roll (+1 the player
+    # on roll, -1 his opponent): ``engine.game.end_turn`` negates them when the turn passes
+    relative_state: tuple[str, ...] = ()
     # a rule on whole plays, ``filter_plays(plays, boards, dice) -> Plays``, or None
     filter_plays = None
     # a play state followed along each partial play, or None: ``track(boards, parent, code,
@@ -72,6 +77,17 @@ class Rules:
     # delta (C, 26) int8, the board change; came_home (C,) int64, 1 when the step brings
     # a checker into the home board
     delta = came_home = None
+    # the generator's exact merge key follows ``delta`` (each cell's change from the root,
+    # at most 5 either way); rules whose cells change more set ``key_delta`` (C, 26), a
+    # change that is as exact and as small (Plakoto: the mover's checkers per point)
+    key_delta = None
+    # how positions are written: "posid" (gnubg Position IDs) or the rules' own text
+    position_format = "posid"
+
+    def outside(self, boards: np.ndarray) -> np.ndarray:
+        """The mover's checkers not yet home (points 7..24 and the bar): (M,) int64."""
+        v = boards[:, 7:26]
+        return np.where(v > 0, v, 0).sum(axis=1, dtype=np.int64)
 
     def steps(self, boards: np.ndarray, dice: np.ndarray, outside: np.ndarray):
         """Every legal single step of a batch: (parent (S,) row, code (S,) step code)."""

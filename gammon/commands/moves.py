@@ -50,13 +50,14 @@ def run(args) -> int:
     board = read_position(args.posid, args.variant)
     d1, d2 = read_roll(dice_words(args))
     out = sys.stdout
-    for play, result in results(board, d1, d2, variant=args.variant):
-        out.write(f"{play}\t{result}\n")
+    for play, result, won in results(board, d1, d2, variant=args.variant):
+        # a play that ends the game says so: "wins N", N points to the mover
+        out.write(f"{play}\t{result}\twins {won}\n" if won else f"{play}\t{result}\n")
     return 0
 
 
 def _batch(variant: str) -> int:
     return answer_requests(
         lambda board, d1, d2: " ".join(
-            r for _, r in results(board, d1, d2, notation=False, variant=variant)),
+            r for _, r, _ in results(board, d1, d2, notation=False, variant=variant)),
         variant)
