@@ -13,7 +13,7 @@ and the JSON metadata
 
     format      "gammon-bot"          what the file is
     version     1                     the layout above; readers refuse other versions
-    encoding    "classic" | "expert"  the input encoder (``model.encoding``), F inputs
+    encoding    "classic" | "expert" | "plakoto" | "nuclear"  the input encoder (``model.encoding``), F inputs
     inputs      F
     hidden      [H1, ...]             hidden layer widths
     activation  "sigmoid" | "relu" | "tanh"   after every hidden layer
@@ -42,7 +42,7 @@ META = "meta"
 OUTPUTS = ("win_backgammon", "win_gammon", "win_single", "lose_single", "lose_gammon",
            "lose_backgammon")
 ACTIVATIONS = ("sigmoid", "relu", "tanh")
-WIDTHS = {"classic": 198, "expert": 222}  # as model.encoding.width, without importing it
+WIDTHS = {"classic": 198, "expert": 222, "plakoto": 246, "nuclear": 200}  # model.encoding.WIDTHS
 
 class BotFileError(ValueError):
     """A bot file that cannot be used; the message names the file and the reason."""

@@ -7,7 +7,18 @@ which, since the board is always from the mover's view, are the constant (1, 0).
 
 ``expert``: ``classic`` plus hand-made features of both sides (pip counts, blots within
 direct range, home-board points, longest prime, escapes, ...), 24 more units.
-The encoders are NumPy only, so bots can run without torch.
+``plakoto``: for Plakoto's boards (``engine.rules.plakoto``: pins in the cell values, no
+bar). The classic units of the checkers on top of each point, the borne-off units counting
+pinned checkers as on the board, then 48 pin units: for each point, a checker of the
+opponent pinned under ours, and one of ours pinned under theirs. 246 units.
+
+``nuclear``: the classic units and two for the bomb (the player on roll owns it; the
+opponent owns it); a centred bomb is (0, 0). 200 units. The bomb is state beyond the board,
+given to the encoder as ``bomb`` (N,) int8 relative to the player on roll (+1 his, -1 the
+opponent's, 0 centred); without it the bomb is taken as centred.
+
+A variant with state of its own needs its encoding (``VARIANT_ENCODINGS``); the others take
+``classic`` or ``expert``. The encoders are NumPy only, so bots can run without torch.
 """
 
 from __future__ import annotations
@@ -16,7 +27,10 @@ import numpy as np
 
 from engine.board import BAR, OPP_BAR
 
-ENCODINGS = ("classic", "expert")
+ENCODINGS = ("classic", "expert", "plakoto", "nuclear")
+WIDTHS = {"classic": 198, "expert": 222, "plakoto": 246, "nuclear": 200}
+# variants whose networks need an encoding of their own (their state is not in 26 cells)
+VARIANT_ENCODINGS = {"plakoto": "plakoto", "nuclear": "nuclear"}
 
 
 def _point_table() -> np.ndarray:
@@ -99,15 +113,59 @@ def expert(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
                            _side_features(flipped)], axis=1)
 
 
+_PIN = 16  # engine.rules.plakoto.PIN (not imported: the rules stay out of the encoders)
+
+
+def plakoto(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
+    """Plakoto boards (N, 26) -> (N, 246) float32: classic units of the checkers on top,
+    borne-off units counting pinned checkers, 24 units "theirs pinned under ours", 24 units
+    "ours pinned under theirs"."""
+    v = boards[:, 1:25].astype(np.int16)
+    pinned = np.abs(v) >= _PIN
+    top = np.zeros_like(boards)
+    top[:, 1:25] = np.sign(v) * (np.abs(v) & (_PIN - 1))
+    out = np.empty((len(boards), 246), dtype=np.float32)
+    out[:, :198] = classic(top, checkers)
+    ours_pinned = pinned & (v < 0)
+    theirs_pinned = pinned & (v > 0)
+    out[:, 194] -= ours_pinned.sum(axis=1) / checkers  # pinned checkers are not borne off
+    out[:, 195] -= theirs_pinned.sum(axis=1) / checkers
+    out[:, 198:222] = theirs_pinned
+    out[:, 222:246] = ours_pinned
+    return out
+
+
+def nuclear(boards: np.ndarray, checkers: int = 15, bomb: np.ndarray | None = None) -> np.ndarray:
+    """Nuclear boards (N, 26) and the bomb (N,) relative to the player on roll ->
+    (N, 200) float32: classic units, then (he owns the bomb, the opponent owns it)."""
+    out = np.zeros((len(boards), 200), dtype=np.float32)
+    out[:, :198] = classic(boards, checkers)
+    if bomb is not None:
+        bomb = np.asarray(bomb)
+        out[:, 198] = bomb > 0
+        out[:, 199] = bomb < 0
+    return out
+
+
 def encoder(name: str):
     """The encoding function of a name; ValueError lists the valid ones."""
-    if name == "classic":
-        return classic
-    if name == "expert":
-        return expert
-    raise ValueError(f"unknown encoding {name!r}; valid: {', '.join(ENCODINGS)}")
+    functions = {"classic": classic, "expert": expert, "plakoto": plakoto, "nuclear": nuclear}
+    if name not in functions:
+        raise ValueError(f"unknown encoding {name!r}; valid: {', '.join(ENCODINGS)}")
+    return functions[name]
 
 
 def width(name: str) -> int:
     """Number of input units of an encoding."""
-    return {"classic": 198, "expert": 222}[encoder(name).__name__]
+    return WIDTHS[encoder(name).__name__]
+
+
+def check_encoding(name: str, variant: str) -> None:
+    """ValueError when an encoding cannot describe a variant's positions: Plakoto and
+    Nuclear need their own (pins, the bomb); the others take classic or expert."""
+    need = VARIANT_ENCODINGS.get(variant)
+    if need is not None and name != need:
+        raise ValueError(f"the {variant} variant needs the {need!r} encoding "
+                         f"(its positions hold more than 26 cells say), not {name!r}")
+    if need is None and name in VARIANT_ENCODINGS.values():
+        raise ValueError(f"the {name!r} encoding is for the {name} variant, not {variant}")

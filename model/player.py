@@ -1,4 +1,6 @@
-"""``net:PATH`` players: load a checkpoint (``net:`` alone: the shipped default) as a bot.
+"""``net:PATH`` players: load a checkpoint (``net:`` alone: the shipped model of the
+variant, ``checkpoints/default.pt`` for standard and ``checkpoints/VARIANT.pt`` for the
+others) as a bot.
 
 PATH may be a torch checkpoint (``.pt``) or a standalone bot file written by
 ``gammon export`` (``model.botfile``, told apart by its content): a bot file plays with
@@ -11,13 +13,23 @@ from pathlib import Path
 
 from .botfile import is_bot_file
 
-DEFAULT = Path(__file__).resolve().parent.parent / "checkpoints" / "default.pt"
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+DEFAULT = CHECKPOINTS / "default.pt"
+
+
+def shipped(variant: str = "standard") -> Path:
+    """The shipped model of a variant: what ``net:`` alone plays."""
+    return DEFAULT if variant == "standard" else CHECKPOINTS / f"{variant}.pt"
 
 
 def load_net_bot(path: str | None = None, variant: str = "standard", plies: int = 0):
     """A bot from a checkpoint or bot file; CheckpointError / BotFileError name the file
     when it can't be used."""
-    path = Path(path) if path else DEFAULT
+    if not path and not shipped(variant).is_file():
+        raise FileNotFoundError(f"no shipped model for {variant} ({shipped(variant)}); "
+                                f"train one with gammon train --variant {variant} and "
+                                f"name it net:PATH")
+    path = Path(path) if path else shipped(variant)
     if is_bot_file(path):
         if plies:
             raise ValueError(f"{path}: a bot file plays at 0 ply only")

@@ -223,9 +223,10 @@ def _section(cls, values: dict, prefix: str):
 
 
 _CHOICES = {
-    "model.encoding": ("classic", "expert"),
+    "model.encoding": ("classic", "expert", "plakoto", "nuclear"),
     "model.activation": ("sigmoid", "relu", "tanh"),
-    "train.variant": ("standard", "nackgammon", "hypergammon", "longgammon"),
+    "train.variant": ("standard", "nackgammon", "hypergammon", "longgammon", "caucasian",
+                      "suddendeath", "nuclear", "plakoto"),
     "train.device": ("auto", "cpu", "cuda"),
 }
 

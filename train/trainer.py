@@ -54,15 +54,22 @@ class Counters:
     history: list = field(default_factory=list)  # evaluations: dicts, one per evaluation
 
 
+def eval_opponent(variant: str) -> str:
+    """The bot a run is measured against: pubeval, which reads the 26 cells of every
+    variant but Plakoto (pins are not in its inputs); Plakoto's runs meet ``random``."""
+    return "random" if get_variant(variant).position_format == "plakoto" else "pubeval"
+
+
 def evaluate_vs_pubeval(bot, games: int, seed: int, variant: str) -> dict:
-    """Paired cubeless games of ``bot`` against pubeval (``eval.match.run_match``, the one
-    paired-dice runner): wins and points per game of ``bot``, the 95% interval from the
-    per-pair means."""
-    from eval.bot import PubevalBot
+    """Paired cubeless games of ``bot`` against pubeval (``eval_opponent``: another bot for
+    Plakoto) through ``eval.match.run_match``, the one paired-dice runner: wins and points
+    per game of ``bot``, the 95% interval from the per-pair means."""
+    from eval.bot import PubevalBot, RandomBot
     from eval.match import run_match
-    pub = PubevalBot(get_variant(variant).checkers)
-    r = run_match(bot, pub, 2 * max(1, games // 2), seed, variant, progress=False)
-    return {"games": r.games, "win_rate": r.rate(r.wins_a), "ppg": r.ppg_a,
+    name = eval_opponent(variant)
+    opponent = RandomBot(seed) if name == "random" else PubevalBot(get_variant(variant).checkers)
+    r = run_match(bot, opponent, 2 * max(1, games // 2), seed, variant, progress=False)
+    return {"opponent": name, "games": r.games, "win_rate": r.rate(r.wins_a), "ppg": r.ppg_a,
             "ppg_ci95": r.ppg_a_ci95, "gammon_rate": r.rate(r.gammons_a),
             "gammon_rate_against": r.rate(r.gammons_b), "plies_per_game": r.plies_per_game}
 
@@ -257,7 +264,8 @@ class Trainer:
             parts.append(f"loss {loss:.3f}")
         if self.counters.history:
             last = self.counters.history[-1]
-            parts.append(f"vs pubeval {last['win_rate']:.1%} {last['ppg']:+.3f} ppg")
+            parts.append(f"vs {last.get('opponent', 'pubeval')} {last['win_rate']:.1%} "
+                         f"{last['ppg']:+.3f} ppg")
         return ", ".join(parts)
 
     def _evaluate(self, writer, progress) -> dict:
@@ -269,15 +277,16 @@ class Trainer:
         result["games_trained"] = c.games
         c.history.append(result)
         if writer is not None:
-            writer.add_scalar("pubeval/win_rate", result["win_rate"], c.games)
-            writer.add_scalar("pubeval/ppg", result["ppg"], c.games)
-            writer.add_scalar("pubeval/gammon_rate", result["gammon_rate"], c.games)
-            writer.add_scalar("pubeval/plies_per_game", result["plies_per_game"], c.games)
+            tag = result["opponent"]
+            writer.add_scalar(f"{tag}/win_rate", result["win_rate"], c.games)
+            writer.add_scalar(f"{tag}/ppg", result["ppg"], c.games)
+            writer.add_scalar(f"{tag}/gammon_rate", result["gammon_rate"], c.games)
+            writer.add_scalar(f"{tag}/plies_per_game", result["plies_per_game"], c.games)
             writer.flush()
         if progress is not None and not getattr(progress, "disable", False):
             progress.set_postfix_str(self._postfix(), refresh=True)
         else:
-            self.log(f"{c.games} games: vs pubeval {result['win_rate']:.1%} wins, "
+            self.log(f"{c.games} games: vs {result['opponent']} {result['win_rate']:.1%} wins, "
                      f"{result['ppg']:+.3f} ± {result['ppg_ci95']:.3f} ppg")
         with open(self.out / "evaluations.jsonl", "a") as f:
             f.write(json.dumps(result) + "\n")

@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from engine.formats import posid
+from engine.formats import position
 from engine.rules import VARIANTS, variant as get_variant
 from engine.movegen import legal_plays
 from eval.registry import DEFAULT_BOT, valid_names
@@ -53,12 +53,13 @@ def add_parser(sub) -> None:
 
 
 def chosen_result(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard") -> str:
-    """Position ID of the bot's result, not flipped; empty when no play is legal."""
+    """The bot's result written as the input is (Position ID, or ``plakoto:`` text), not
+    flipped; empty when no play is legal."""
     boards, dice = board[None], np.array([[d1, d2]])  # (1, 26), (1, 2)
     plays = legal_plays(boards, dice, get_variant(variant))
     if plays.dice_used[0] == 0:
         return ""
-    return posid.encode(plays.boards[int(bot.choose(plays, boards, dice)[0])])
+    return position.write(plays.boards[int(bot.choose(plays, boards, dice)[0])], variant)
 
 
 def run(args) -> int:

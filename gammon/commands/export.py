@@ -23,6 +23,7 @@ afterstate of a few random games; the largest probability difference is reported
 examples:
   gammon export runs/strong/model.pt strong.npz
   gammon export net: default.npz                # the shipped model
+  gammon export net: plakoto.npz --variant plakoto   # the shipped Plakoto model
   gammon match net:strong.npz pubeval --games 1000
 """
 
@@ -38,23 +39,29 @@ def add_parser(sub) -> None:
                    help="random games whose afterstates are compared (default: 8)")
     p.add_argument("--seed", type=int, default=0, help="seed of the check games (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    from engine.rules import VARIANTS
+    p.add_argument("--variant", choices=list(VARIANTS), default=None,
+                   help="the variant the network must be trained for (net: alone: that "
+                        "variant's shipped model); a network of another variant is refused")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    from model.botfile import BotFileError
-    from model.checkpoint import CheckpointError
+    from model.botfile import BotFileError, is_bot_file
+    from model.checkpoint import CheckpointError, check_compatible, load
     from model.export import export_checkpoint
-    from model.player import DEFAULT
+    from model.player import shipped
     if not 0 <= args.check_games <= MAX_CHECK_GAMES:
         raise UsageError(f"--check-games must be within 0..{MAX_CHECK_GAMES:,}, "
                          f"got {args.check_games}")
     source = args.checkpoint
     if source.startswith(NET_PREFIX):  # as wherever a bot is named: net:PATH, net: alone
-        source = source[len(NET_PREFIX):] or str(DEFAULT)
+        source = source[len(NET_PREFIX):] or str(shipped(args.variant or "standard"))
     if not source:
         raise UsageError("CKPT is empty; give a checkpoint file, net:PATH or net:")
     try:
+        if args.variant is not None and not is_bot_file(source):
+            check_compatible(load(source), source, variant=args.variant)
         report = export_checkpoint(source, args.out, args.check_games, args.seed)
     except (CheckpointError, BotFileError, OSError) as e:
         raise UsageError(str(e)) from None

@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from engine.board import flip
-from engine.formats import posid
+from engine.formats import position
 from engine.formats.notation import format_play
 from engine.movegen import legal_plays
 from engine.outcomes import FIVE, certain, equity_of_five, to_five
@@ -134,7 +134,7 @@ def ranked(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard",
     if plays.dice_used[0] == 0:
         return []
     scores = np.asarray(bot.scores(plays, boards, dice), dtype=np.float64)  # (K,)
-    ids = posid.encode_many(plays.boards)
+    ids = position.write_many(plays.boards, rules)
     p5 = play_probabilities(bot, plays, rules)
     cubeful = None
     if cube is not None:
@@ -148,8 +148,8 @@ def ranked(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard",
     steps, hits = plays.steps, plays.hits
     rows = []
     for rank, k in enumerate(order, 1):
-        row = {"rank": rank, "play": format_play(steps[k], hits[k]), "score": float(scores[k]),
-               "result": ids[k]}
+        row = {"rank": rank, "play": format_play(steps[k], hits[k], (d1, d2)),
+               "score": float(scores[k]), "result": ids[k]}
         if p5 is not None:
             row["probabilities"] = {name: float(v) for name, v in zip(FIVE, p5[k])}
             row["cubeless_equity"] = float(equity_of_five(p5[k]))

@@ -31,6 +31,7 @@ examples:
   gammon train --config configs/strong.toml --out runs/strong
   gammon train --resume runs/strong/checkpoint.pt --games 2000000
   gammon train --out runs/default --overwrite   # start runs/default again from scratch
+  gammon train --variant plakoto --games 20000 --out runs/plakoto
 """
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.toml"
@@ -46,6 +47,10 @@ def add_parser(sub) -> None:
     p.add_argument("--out", help="run directory (overrides the config)")
     p.add_argument("--resume", metavar="PATH", help="continue a run from its checkpoint.pt")
     p.add_argument("--seed", type=int, help="seed of the run, 0..2**63-1 (not with --resume)")
+    from engine.rules import VARIANTS
+    p.add_argument("--variant", choices=list(VARIANTS),
+                   help="the rules to train for (overrides the config; Plakoto and Nuclear "
+                        "networks take their own encoding, chosen here)")
     p.add_argument("--overwrite", action="store_true",
                    help="delete the run in --out first (checkpoint.pt, model.pt, "
                         "evaluations.jsonl, TensorBoard event files)")
@@ -72,9 +77,27 @@ def _load(args):
             config, payload = Config(), None  # installed without configs/: the same defaults
         else:
             config, payload = load(args.config or DEFAULT_CONFIG), None
+        variant = getattr(args, "variant", None)
+        if variant is not None and args.resume and variant != config.train.variant:
+            raise UsageError(f"--resume continues a {config.train.variant} run; drop "
+                             f"--variant {variant}")
+        model = {}
+        if variant is not None:
+            from model.encoding import VARIANT_ENCODINGS
+            encoding = config.model.encoding
+            if variant in VARIANT_ENCODINGS:
+                encoding = VARIANT_ENCODINGS[variant]
+            elif encoding in VARIANT_ENCODINGS.values():
+                encoding = "classic"
+            model = {"encoding": encoding}
         config = config.with_overrides(train={"games": args.games, "device": args.device,
-                                              "seed": args.seed},
-                                       run={"out": args.out})
+                                              "seed": args.seed, "variant": variant},
+                                       run={"out": args.out}, model=model)
+        from model.encoding import check_encoding
+        try:
+            check_encoding(config.model.encoding, config.train.variant)
+        except ValueError as e:
+            raise ConfigError(f"model.encoding: {e}") from None
     except (ConfigError, CheckpointError) as e:
         raise UsageError(str(e)) from None
     return config, payload
@@ -171,7 +194,7 @@ def run(args) -> int:
           f"checkpoint {out / 'checkpoint.pt'}, model {out / 'model.pt'}", file=sys.stderr)
     if counters.history:
         last = counters.history[-1]
-        print(f"last evaluation vs pubeval ({last['games']} paired games): "
+        print(f"last evaluation vs {last.get('opponent', 'pubeval')} ({last['games']} paired games): "
               f"{last['win_rate']:.1%} wins, {last['ppg']:+.3f} ± {last['ppg_ci95']:.3f} ppg",
               file=sys.stderr)
     if trainer.stop_requested:
