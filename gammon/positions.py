@@ -162,7 +162,7 @@ def results(board: np.ndarray, d1: int, d2: int, notation: bool = True,
     if not notation:
         return sorted(("", t, w) for t, w in zip(texts, won))
     steps, hits = plays.steps, plays.hits
-    plays_text = [format_play(steps[k], hits[k]) for k in range(len(plays))]
+    plays_text = [format_play(steps[k], hits[k], (d1, d2)) for k in range(len(plays))]
     return sorted(zip(plays_text, texts, won), key=lambda row: row[1])
 
 

@@ -215,7 +215,7 @@ class Session:
             if word == "auto":
                 row = int(self.bot.choose(plays, boards, np.array([[d1, d2]]))[0])
                 self.say(f"{self.bot_name} would play "
-                         f"{format_play(plays.steps[row], plays.hits[row])}.")
+                         f"{format_play(plays.steps[row], plays.hits[row], (d1, d2))}.")
             elif word == "hint":
                 self.hint(plays, (d1, d2), arg)
                 continue
@@ -225,7 +225,8 @@ class Session:
             elif word:
                 if self.command(word, arg, "play"):
                     continue
-                if not any(c.isdigit() for c in text) and "/" not in text:
+                if (not any(c.isdigit() for c in text) and "/" not in text
+                        and word not in ("\u00f8", "\u00d8")):  # Ø alone: "no play"
                     self.say(f"Unknown command {quote(word)}: type a play such as 13/7 8/7, "
                              f"or 'help' for the commands.")
                     continue
@@ -261,7 +262,7 @@ class Session:
 
     def confirm(self, plays, row: int, dice) -> bool:
         """Show the play and its result; True on Enter, False on 'undo'."""
-        self.say(f"You play {format_play(plays.steps[row], plays.hits[row])}:")
+        self.say(f"You play {format_play(plays.steps[row], plays.hits[row], dice)}:")
         self.say(self.board_text(plays.boards[row], "after your play"))
         while True:
             text = self.console.ask("Enter to confirm, 'undo' to take it back> ")
@@ -334,7 +335,7 @@ class Session:
             return
         row = int(self.bot.choose(plays, boards, roll)[0])
         self.say(f"{self.bot_name} rolls {roll_text} and plays "
-                 f"{format_play(plays.steps[row], plays.hits[row])}.")
+                 f"{format_play(plays.steps[row], plays.hits[row], (d1, d2))}.")
         self.commit(BOT, plays, row, (d1, d2))
 
     def bot_offers(self) -> bool:
@@ -532,11 +533,12 @@ class Session:
 
 
 def _play_text_problem(text: str) -> str | None:
-    """Why typed text cannot be a play before it is parsed, or None: too long, not ASCII,
-    or a number too large for a point (the notation reader takes any Unicode digit)."""
+    """Why typed text cannot be a play before it is parsed, or None: too long, not ASCII
+    (but for the notation's Ø, dice left unused), or a number too large for a point (the
+    notation reader takes any Unicode digit)."""
     if len(text) > MAX_PLAY_TEXT:
         return f"{quote(text)} is too long for a play"
-    if not text.isascii():
+    if not text.replace("\u00d8", "").replace("\u00f8", "").isascii():
         return f"{quote(text)}: type the points with the digits 0-9"
     if re.search(r"[0-9]{3,}", text):
         return f"{quote(text)}: points are 1-24, bar (25) or off (0)"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +13,7 @@ import pytest
 
 from engine.rules import start_boards
 from engine.movegen import legal_plays
-from engine.formats.notation import format_play, parse_play
+from engine.formats.notation import UNUSED, format_play, parse_play
 from engine.formats.posid import encode
 
 CORPUS = Path(__file__).parent / "data" / "movegen_public.jsonl"
@@ -291,3 +293,140 @@ def test_plays_given_must_be_for_one_position():
     plays = legal_plays(start_boards(2), np.array([[6, 2], [3, 1]]))
     with pytest.raises(ValueError, match="one position"):
         parse_play("24/18 13/11", START, 6, 2, plays)
+
+
+# ------------------------------------------------------------------------------ Ø: dice unused
+# Our rules source: "'6/1, Ø' means the player played 6/1 but could not use the other
+# number". Read as: Ø after the moves of a play that leaves dice unused, Ø alone for no play.
+
+# only 6/1 plays with 5-4: 24 is blocked for both dice, 6/2 is blocked, 1 is empty
+FIVE_ONLY = _position({24: 1, 6: 14}, {19: 2, 20: 2, 2: 2, 12: 9})
+FIVE_ONLY_ID = "sAH/ARjg/wcAIA"
+# 3-3: 8/5 three times, then 5/2 and 6/3 are blocked and no checker bears off with a 3
+THREE_OF_FOUR = _position({8: 3, 6: 12}, {3: 2, 2: 2, 24: 11})
+CLOSED = _position({6: 2}, {19: 2, 20: 2, 21: 2, 22: 2, 23: 2, 24: 2, 1: 3}, bar=1)
+
+
+def _written(board, d1: int, d2: int) -> list[str]:
+    """Every legal play of the roll written with its roll (the Ø shown)."""
+    plays = legal_plays(board[None], np.array([[d1, d2]]))
+    return [format_play(plays.steps[k], plays.hits[k], (d1, d2)) for k in range(len(plays))]
+
+
+def test_unused_mark_is_the_slashed_o():
+    assert UNUSED == "\u00d8" == "Ø"
+
+
+def test_format_marks_dice_left_unused():
+    assert _written(FIVE_ONLY, 5, 4) == ["6/1 Ø"]
+    assert _written(FIVE_ONLY, 4, 5) == ["6/1 Ø"]
+    assert _written(ONE_DIE, 6, 5) == ["8/2 Ø"]
+    assert _written(THREE_OF_FOUR, 3, 3) == ["8/5(3) Ø"]  # one Ø for the one die left
+    assert _written(CLOSED, 6, 6) == ["Ø"]  # no play at all
+
+
+def test_format_of_a_full_play_is_the_same_with_the_roll():
+    plays = legal_plays(START[None], np.array([[6, 2]]))
+    assert _written(START, 6, 2) == [format_play(plays.steps[k], plays.hits[k])
+                                     for k in range(len(plays))]
+    assert "24/18 13/11" in _written(START, 6, 2)
+    assert format_play(*_steps((24, 18), (13, 11)), roll=(6, 2)) == "24/18 13/11"
+    assert format_play(*_steps((8, 4), (8, 4), (6, 2), (6, 2)), roll=(4, 4)) == "8/4(2) 6/2(2)"
+    # without the roll nothing changes: gnubg's string, '' for no play
+    assert format_play(*_steps((6, 1))) == "6/1"
+    assert format_play(*_steps()) == ""
+    # with it, the steps count against the dice of the roll
+    assert format_play(*_steps((6, 1)), roll=(5, 4)) == "6/1 Ø"
+    assert format_play(*_steps((8, 5), (8, 5), (8, 5)), roll=(3, 3)) == "8/5(3) Ø"
+    assert format_play(*_steps((8, 5), (5, 2)), roll=(3, 3)) == "8/2 Ø"
+    assert format_play(*_steps(), roll=(6, 6)) == "Ø"
+
+
+def test_every_corpus_play_written_with_its_roll(gnubg_cases):
+    """gnubg's string, with ' Ø' when the play uses fewer dice than the roll offers and 'Ø'
+    for no play; the text reads back as the same result (full plays, written as before, are
+    read back by test_parse_of_format_returns_the_same_result)."""
+    seen = set()
+    for case in gnubg_cases:
+        offered = 4 if case.d1 == case.d2 else 2
+        steps, hits, used = case.plays.steps, case.plays.hits, case.plays.dice_used
+        for k, gnubg in enumerate(case.gnubg):
+            text = format_play(steps[k], hits[k], (case.d1, case.d2))
+            if used[k] == 0:
+                expected = "Ø"
+            elif used[k] < offered:
+                expected = gnubg + " Ø"
+            else:
+                expected = gnubg
+            assert text == expected, (case.number, text, expected)
+            if used[k] < offered:
+                assert parse_play(text, case.board, case.d1, case.d2, case.plays) == k, \
+                    (case.number, text)
+            seen.add(("full" if used[k] == offered else "short") if used[k] else "none")
+    assert seen == {"full", "short", "none"}  # the corpus has all three kinds
+
+
+@pytest.mark.parametrize("text", ["Ø", "ø", " Ø ", "6-6: Ø", "66: ø", ", Ø", "", "pass"])
+def test_unused_mark_alone_is_no_play(text):
+    assert parse_play(text, CLOSED, 6, 6) == 0
+
+
+@pytest.mark.parametrize("text", ["6/1 Ø", "6/1, Ø", "6/1,Ø", "6/1Ø", "6/1 ø", "  6/1  Ø  ",
+                                  "5-4: 6/1 Ø", "6/1"])
+def test_unused_mark_after_a_play_that_leaves_dice(text):
+    assert parse_play(text, FIVE_ONLY, 5, 4) == 0
+    assert _after(text, FIVE_ONLY, 5, 4)[[6, 1]].tolist() == [13, 1]
+
+
+def test_unused_mark_after_three_steps_of_a_double():
+    for text in ("8/5(3) Ø", "8/5(3), Ø", "8/5 8/5 8/5 ø", "8/5(3)"):
+        assert parse_play(text, THREE_OF_FOUR, 3, 3) == 0
+    assert _played("8/2 Ø", ONE_DIE, 6, 5) == "8/2"
+
+
+@pytest.mark.parametrize("text, board, d1, d2, message", [
+    # Ø after a play that uses every die
+    ("24/18 13/11 Ø", START, 6, 2, "24/18 13/11 Ø: the play uses all the dice of 6-2; "
+                                   "Ø marks dice left unused"),
+    ("24/18, 13/11, Ø", START, 6, 2, "uses all the dice of 6-2"),
+    ("8/4(2) 6/2(2) ø", START, 4, 4, "uses all the dice of 4-4"),
+    # Ø alone, or after too few moves, when the dice can be played
+    ("Ø", START, 6, 2, "a play is possible with 6-2: the checkers must move"),
+    ("ø", FIVE_ONLY, 5, 4, "a play is possible with 5-4"),
+    ("13/7 Ø", START, 6, 2, "13/7 Ø is not legal: must use both dice of 6-2"),
+    ("8/3 Ø", ONE_DIE, 6, 5, r"must play the larger die \(6\)"),
+    # a play where none is possible, Ø or not
+    ("bar/19 Ø", CLOSED, 6, 6, "no play is possible with 6-6"),
+    # Ø anywhere but once at the end
+    ("Ø 6/1", FIVE_ONLY, 5, 4, "write it once, after the moves"),
+    ("6/1 Ø Ø", FIVE_ONLY, 5, 4, "write it once, after the moves"),
+    ("6/Ø1", FIVE_ONLY, 5, 4, "write it once, after the moves"),
+])
+def test_unused_mark_errors(text, board, d1, d2, message):
+    with pytest.raises(ValueError, match=message):
+        parse_play(text, board, d1, d2)
+
+
+@pytest.mark.parametrize("text", ["6/1 ∅", "6/1 Ö", "6/1 O", "6/1 0", "Ø6/1", "6/1 Ø!",
+                                  "6/1 Ø\x00", "💥", "Ø²", "6/1\u0301 Ø", "İ/1 Ø"])
+def test_strange_text_near_the_mark_is_one_line_error(text):
+    with pytest.raises(ValueError) as e:
+        parse_play(text, FIVE_ONLY, 5, 4)
+    assert "\n" not in str(e.value)
+
+
+def test_cli_shows_unused_mark():
+    """``gammon moves`` writes Ø in the play field of a one-die play (and its result as
+    ever); ``gammon hint`` shows it too; a roll with no play still prints no line."""
+    def gammon(*args):
+        return subprocess.run([sys.executable, "-m", "gammon.cli", *args], capture_output=True,
+                              timeout=120, env={**__import__("os").environ,
+                                                "PYTHONIOENCODING": "utf-8"})
+    out = gammon("moves", FIVE_ONLY_ID, "5", "4")
+    assert out.returncode == 0 and out.stderr == b""
+    assert out.stdout.decode("utf-8") == f"6/1 Ø\t{encode(_after('6/1', FIVE_ONLY, 5, 4))}\n"
+    hint = gammon("hint", FIVE_ONLY_ID, "54", "--bot", "pubeval")
+    assert hint.returncode == 0, hint.stderr
+    assert "  6/1 Ø  " in hint.stdout.decode("utf-8")
+    closed = gammon("moves", encode(CLOSED), "6", "6")
+    assert closed.returncode == 0 and closed.stdout == b""

@@ -11,6 +11,13 @@ the text is read into parts, each part is split into dice steps in every way the
 the steps are played in every order on the board with the rules' own single step
 (``Rules.step``, which says why a step is illegal), and the afterstates are matched against
 the legal results of the roll.
+
+Dice left unused are marked ``Ø``. Our rules source: "'6/1, Ø' means the player played 6/1
+but could not use the other number". Our reading: a play that leaves dice unused is written
+with ``Ø`` after its moves (``6/1 Ø``; a double of which only three steps play, ``8/5(3) Ø``),
+and a roll with no legal play is written ``Ø``. ``format_play`` writes the mark only when it
+is given the roll (gnubg never writes it, and the .mat export follows gnubg); ``parse_play``
+reads it wherever it reads a play, and reads plays without it as before.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from ..rules import STANDARD, Rules, variant
 
 BAR = 25
 OFF = 0
+UNUSED = "\u00d8"  # Ø: dice left unused, or no play at all
 
 
 # ---------------------------------------------------------------------------------------------
@@ -40,9 +48,29 @@ def format_point(point: int) -> str:
     return str(point)
 
 
-def format_play(steps: np.ndarray, hits: np.ndarray) -> str:
-    """One play, steps (4, 2) of (from, to) and hits (4,), in gnubg's notation; '' for none."""
+def format_play(steps: np.ndarray, hits: np.ndarray, roll=None) -> str:
+    """One play, steps (4, 2) of (from, to) and hits (4,), in gnubg's notation; '' for none.
+
+    With ``roll`` (d1, d2) the dice the play leaves unused show, for people: "'6/1, Ø' means
+    the player played 6/1 but could not use the other number", which we read as ``Ø`` after
+    the moves of a play using fewer dice than the roll offers (2 for a mixed roll, 4 for a
+    double; one ``Ø`` however many are unused: ``6/1 Ø``, ``8/5(3) Ø``) and ``Ø`` alone for
+    no play. A play using every die is written the same with or without ``roll``. Each used
+    step of ``steps`` is one die (``Plays.steps`` has ``dice_used`` steps per play).
+    """
     steps = np.asarray(steps).reshape(-1, 2)
+    text = _format_steps(steps, hits)
+    if roll is None:
+        return text
+    d1, d2 = (int(d) for d in roll)
+    offered = 4 if d1 == d2 else 2
+    if int((steps[:, 0] >= 0).sum()) >= offered:
+        return text
+    return f"{text} {UNUSED}" if text else UNUSED
+
+
+def _format_steps(steps: np.ndarray, hits: np.ndarray) -> str:
+    """gnubg's ``FormatMove`` of the used steps (rows with from >= 0); '' for none."""
     used = steps[:, 0] >= 0
     moves = [(int(f), int(t)) for f, t in steps[used]]
     if not moves:
@@ -113,6 +141,7 @@ def _format_part(points: list[int], count: int, hit_points: set[int], starred: s
 _POINT = r"(?:bar|off|\d+)"
 _PART = re.compile(rf"{_POINT}\*?(?:/{_POINT}\*?)+(?:\(\d+\))?")
 _PREFIX = re.compile(r"^\s*([1-6])\s*-?\s*([1-6])\s*:")
+_MARKS = "\u00d8\u00f8"  # Ø and ø
 
 
 @dataclass
@@ -135,6 +164,11 @@ def parse_play(text: str, board, d1: int, d2: int, plays: Plays | None = None,
     A part that takes several dice (``13/5`` for 6-2) may go either way; the way that hits on
     no point the text leaves unnamed is taken, so ``13/7/5`` or ``13/7*/5`` name a hit on 7.
     When every way hits somewhere unnamed, one such way is taken, and two are an error.
+
+    No play is written '', ``pass`` or ``Ø`` (``ø``), legal only when no play is. A play that
+    leaves dice unused may end with ``Ø`` (after a space, a comma as in the rules' "6/1, Ø",
+    or nothing: ``6/1 Ø``, ``6/1, Ø``, ``6/1Ø``), or be written without it as gnubg does;
+    ``Ø`` after a play that uses every die, or anywhere but at the end, is an error.
     """
     board = np.asarray(board, dtype=np.int8)
     rules = variant(rules)
@@ -143,7 +177,8 @@ def parse_play(text: str, board, d1: int, d2: int, plays: Plays | None = None,
     elif len(plays) == 0 or (np.asarray(plays.root) != plays.root[0]).any():
         raise ValueError("plays must be the legal plays of this one position and roll")
     roll = f"{max(d1, d2)}-{min(d1, d2)}"
-    body = _strip_dice_prefix(text, d1, d2)
+    written = _strip_dice_prefix(text, d1, d2)
+    body, marked = _strip_unused_mark(written)
     if body.strip().lower() in ("", "pass"):
         if plays.dice_used[0] == 0:
             return 0
@@ -155,7 +190,31 @@ def parse_play(text: str, board, d1: int, d2: int, plays: Plays | None = None,
     segments = [(p.points[k], p.points[k + 1])
                 for p in parts for _ in range(p.count) for k in range(len(p.points) - 1)]
     mentioned = {point for p in parts for point in p.points}
-    return _match(segments, mentioned, board, d1, d2, plays, body.strip(), rules)
+    k = _match(segments, mentioned, board, d1, d2, plays, written.strip(), rules)
+    # "'6/1, Ø' means the player played 6/1 but could not use the other number": Ø marks
+    # dice left unused, so it cannot follow a play that uses them all
+    if marked and int(plays.dice_used[k]) >= (4 if d1 == d2 else 2):
+        raise ValueError(f"{written.strip()}: the play uses all the dice of {roll}; "
+                         f"{UNUSED} marks dice left unused, so write the play without it")
+    return k
+
+
+def _strip_unused_mark(body: str) -> tuple[str, bool]:
+    """(text without a final ``Ø``, whether there was one); an ``Ø`` elsewhere is an error.
+
+    Our reading of the rules' "'6/1, Ø'": the mark comes once, after the moves.
+    """
+    end = body.rstrip()
+    marked = bool(end) and end[-1] in _MARKS
+    if marked:  # the moves end before the spaces and commas in front of the mark
+        cut = len(end) - 1
+        while cut > 0 and (end[cut - 1].isspace() or end[cut - 1] == ","):
+            cut -= 1
+        body = end[:cut]
+    if any(c in _MARKS for c in body):
+        raise ValueError(f"{UNUSED} marks dice left unused: write it once, after the moves "
+                         f"(6/1 {UNUSED}), or alone for no play")
+    return body, marked
 
 
 def _strip_dice_prefix(text: str, d1: int, d2: int) -> str:

@@ -13,8 +13,9 @@ from ..positions import answer_requests, dice_words, read_position, read_roll, r
 HELP = """\
 List every legal play of a position and roll: one line per distinct result, the play in
 Magriel notation, a tab, and the resulting Position ID (not flipped: the player who moved
-is still the player on roll in the key, as gnubg writes move results). No lines when no
-play is legal. The dice may be written 3 1, 31 or 3-1.
+is still the player on roll in the key, as gnubg writes move results). A play that leaves
+dice unused ends with a slashed O (U+00D8, as in '6/1 O-slash'). No lines when no play is
+legal. The dice may be written 3 1, 31 or 3-1.
 
 With --batch, read 'POSID D1 D2' lines from stdin and answer each with exactly one line:
 the resulting Position IDs separated by spaces (an empty line when no play is legal, a
