@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine import reference
 from engine.formats import posid
 from engine.formats.notation import parse_play
 from engine.movegen import legal_plays
@@ -103,51 +104,6 @@ def test_all_oracle_cases_match():
     assert differs > 20  # the rule changes the result set in many of them
 
 
-def caucasian_reference(board, d1: int, d2: int) -> set[bytes]:
-    """Plainly, checker by checker: every play as a sequence of single steps of tokens
-    (point, is the hitter), the standard rules on whole plays, then the Caucasian removal."""
-    start = (tuple(int(v) for v in board), frozenset(), False)  # board, hitters, hid
-    orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
-    frontier = {(start, dice) for dice in orders}
-    reached = [frontier]
-    while frontier:
-        following = set()
-        for (b, hitters, hid), dice in frontier:
-            if not dice:
-                continue
-            for source in range(1, 26):
-                moved = STANDARD.step(b, source, dice[0])
-                if isinstance(moved, str):
-                    continue
-                nb, hit = moved
-                target = max(source - dice[0], 0)
-                tokens = [False] + ([True] if source in hitters else [])
-                if source in hitters and b[source] == 1:
-                    tokens = [True]  # the hitter is the only checker there
-                for is_hitter in tokens:
-                    h, now_hid = set(hitters), hid
-                    if is_hitter:
-                        h.discard(source)
-                        if target == 0 or (b[target] > 0):
-                            now_hid = True
-                        else:
-                            h.add(target)
-                    if hit and 1 <= target <= 6:
-                        h.add(target)
-                    following.add(((nb, frozenset(h), now_hid), dice[1:]))
-        if following:
-            reached.append(following)
-        frontier = following
-    most = len(reached) - 1
-    chosen = reached[most]
-    if most == 1 and d1 != d2:
-        larger = {k for k in chosen if max(d1, d2) not in k[1]}
-        chosen = larger or chosen
-    clean = {np.array(s[0], np.int8).tobytes() for s, _ in chosen if not s[2]}
-    every = {np.array(s[0], np.int8).tobytes() for s, _ in chosen}
-    return clean or every
-
-
 @pytest.mark.parametrize("count", [60])
 def test_the_generator_agrees_with_a_checker_by_checker_reference(count):
     rng = np.random.default_rng(12)
@@ -157,4 +113,4 @@ def test_the_generator_agrees_with_a_checker_by_checker_reference(count):
         for d1, d2 in ALL_ROLLS:
             ours = set(map(bytes, legal_plays(board[None], np.array([[d1, d2]]),
                                               CAUCASIAN).boards))
-            assert ours == caucasian_reference(board, int(d1), int(d2)), (board.tolist(), d1, d2)
+            assert ours == reference.caucasian_boards(board, int(d1), int(d2)), (board.tolist(), d1, d2)
