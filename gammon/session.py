@@ -528,7 +528,8 @@ class Session:
 
     def board_text(self, board, note: str) -> str:
         """The diagram from the person's side, its 'X on roll' line replaced by ``note``."""
-        text = diagram(board, self.checkers).replace("X on roll", note)
+        pins = self.variant.position_format == "plakoto"
+        text = diagram(board, self.checkers, pins=pins).replace("X on roll", note)
         return "\n".join(line.rstrip() for line in text.splitlines())
 
 
