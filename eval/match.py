@@ -188,6 +188,32 @@ class MatchResult:
         return ci95(self.units)
 
     @property
+    def points_share_a(self) -> float:
+        """A's share of all the points won in the match: A's / (A's + B's)."""
+        won = np.abs(self.points).sum()
+        return float(np.where(self.points > 0, self.points, 0).sum() / won) if won else math.nan
+
+    @property
+    def points_share_a_ci95(self) -> float:
+        """95% half-width of ``points_share_a``: a ratio of means over the independent units
+        (pairs when paired), by the delta method."""
+        points = self.points.astype(np.float64)
+        a = np.where(points > 0, points, 0)
+        total = np.abs(points)
+        if self.paired:
+            a, total = a.reshape(-1, 2).sum(axis=1), total.reshape(-1, 2).sum(axis=1)
+        if len(a) < 2 or total.mean() == 0:
+            return math.nan
+        residual = a - self.points_share_a * total
+        return float(ci95(residual) / total.mean())
+
+    @property
+    def wins_a_ci95(self) -> float:
+        """95% half-width of A's win rate, from the independent units (pairs when paired)."""
+        wins = (self.points > 0).astype(np.float64)
+        return ci95(wins.reshape(-1, 2).mean(axis=1) if self.paired else wins)
+
+    @property
     def ci95_unpaired(self) -> float:
         """The half-width the same games would give if each were independent."""
         return ci95(self.points)
