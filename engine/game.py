@@ -4,20 +4,31 @@ Every way the project plays games goes through here: matches (``eval.match``), c
 matches, self-play (``train.selfplay``), terminal play (``gammon.session``) and the replay
 of .mat files (``engine.formats.matfile``). A turn is
 
-    before-the-roll decisions (the cube, when one is used)  ->  roll  ->  play
-    ->  the rules' end of game  ->  the other side is on roll
+    before-the-roll decisions (the bomb, in Nuclear; then the cube, when one is used)
+    ->  roll  ->  play  ->  the rules' end of game  ->  the other side is on roll
 
 A player (a "policy") is any callable ``player(plays, boards, dice) -> (N,) int`` that,
 given the legal plays of N positions, returns for each position the row of ``plays`` it
 chooses; cube decisions are its optional ``offer_double`` and ``respond``
-(``engine.cube_policy``).
+(``engine.cube_policy``). Two more optional methods serve variants with extra state:
+
+    detonate(boards, bomb) -> (N,) bool   Nuclear: explode the bomb now, before the roll?
+                                          (``bomb_decisions``; without it: never)
+    observe_extra(extra: dict) -> None    told the variant's state of the N games it is
+                                          about to choose plays for, right before it is
+                                          asked (Nuclear: {"bomb": (N,) int8}, relative
+                                          to the mover), so a network can take it as input
 
 State (``GameState``), all arrays of G games:
 
     boards (G, 26) int8   from the seat on roll
     seat   (G,)    int8   the seat on roll (0 or 1)
     cube   Cube or None   value and owner (owner relative to the seat on roll)
-    extra  dict           a variant's state beyond the 26 cells (``rules.extra_state``)
+    extra  dict           a variant's state beyond the 26 cells (``rules.extra_state``):
+                          name -> (G,) int8; those named in ``rules.relative_state`` are
+                          relative to the seat on roll and negated when the turn passes
+                          (Nuclear: "bomb", +1 the seat on roll owns it, -1 the other
+                          seat, 0 centred)
     points (G,)    int32  seat 0's points once a game is over (negative: seat 1 won)
     plies  (G,)    int32  plays made (passes of the dice included)
 """
@@ -35,6 +46,7 @@ from .cube_policy import offers, responses
 from .dice import DiceTable
 from .movegen import Plays, legal_plays
 from .rules import Rules, variant as get_variant
+from .rules.nuclear import THEIRS, explode, may_detonate
 
 Policy = Callable[[Plays, np.ndarray, np.ndarray], np.ndarray]
 
@@ -64,7 +76,8 @@ class GameState:
 def new_games(rules: Rules, first_seat: np.ndarray, cube: Cube | None = None) -> GameState:
     """Games at their start: the rules' start position, ``first_seat`` (G,) on roll."""
     first_seat = np.asarray(first_seat, dtype=np.int8)
-    return GameState(rules.start_boards(len(first_seat)), first_seat.copy(), cube)
+    extra = {name: np.zeros(len(first_seat), dtype=np.int8) for name in rules.extra_state}
+    return GameState(rules.start_boards(len(first_seat)), first_seat.copy(), cube, extra)
 
 
 def restart(state: GameState, rows: np.ndarray, rules: Rules) -> None:
@@ -88,16 +101,29 @@ def random_policy(rng: np.random.Generator) -> Policy:
     return choose
 
 
+def _observe(policy, extra: dict | None) -> None:
+    """Tell ``policy`` the variant's state of the games it is about to choose for, when
+    there is such state and it has ``observe_extra``."""
+    if extra:
+        observe = getattr(policy, "observe_extra", None)
+        if observe is not None:
+            observe(extra)
+
+
 def play_turn(policies: tuple[Policy, Policy], boards: np.ndarray, side: np.ndarray,
-              roll: np.ndarray, rules: Rules | str = "standard") -> np.ndarray:
+              roll: np.ndarray, rules: Rules | str = "standard",
+              extra: dict | None = None) -> np.ndarray:
     """Each game's seat on roll plays its roll: afterstates (N, 26) int8, not flipped.
 
     boards (N, 26) from the seat on roll, side (N,) that seat (0 or 1), roll (N, 2). One
-    call of the generator when both seats are the same player (self-play).
+    call of the generator when both seats are the same player (self-play). ``extra`` (the
+    variant's state of these N games, name -> (N,) array, relative to the mover) is passed
+    to each policy's ``observe_extra`` for its games right before it chooses.
     """
     rules = get_variant(rules)
     if policies[0] is policies[1]:
         plays = legal_plays(boards, roll, rules)
+        _observe(policies[0], extra)
         return plays.boards[policies[0](plays, boards, roll)]
     after = np.empty((len(boards), 26), dtype=np.int8)
     for s in (0, 1):
@@ -105,6 +131,8 @@ def play_turn(policies: tuple[Policy, Policy], boards: np.ndarray, side: np.ndar
         if len(mine) == 0:
             continue
         plays = legal_plays(boards[mine], roll[mine], rules)
+        if extra:
+            _observe(policies[s], {name: v[mine] for name, v in extra.items()})
         after[mine] = plays.boards[policies[s](plays, boards[mine], roll[mine])]
     return after
 
@@ -131,7 +159,60 @@ def end_turn(state: GameState, rows: np.ndarray, after: np.ndarray, rules: Rules
     state.seat[rows] ^= 1
     if state.cube is not None:
         state.cube.owner[rows] = -state.cube.owner[rows]
+    for name in rules.relative_state:  # relative to the seat on roll, like the cube's owner
+        state.extra[name][rows] = -state.extra[name][rows]
     return won
+
+
+def _never_detonate(boards: np.ndarray, bomb: np.ndarray) -> np.ndarray:
+    return np.zeros(len(boards), dtype=bool)
+
+
+def detonations(policy, boards: np.ndarray, bomb: np.ndarray) -> np.ndarray:
+    """``policy.detonate(boards, bomb)`` where it has one, else never: (N,) bool."""
+    ask = getattr(policy, "detonate", None) or _never_detonate
+    answer = np.asarray(ask(boards, bomb), dtype=bool)
+    if answer.shape != (len(boards),):
+        raise ValueError(f"detonate answered shape {answer.shape} for {len(boards)} boards")
+    return answer
+
+
+def bomb_decisions(policies, state: GameState, rows: np.ndarray,
+                   counts: np.ndarray | None = None) -> np.ndarray:
+    """Nuclear's decision before the roll of the games ``rows``: the player on roll may
+    detonate "when the bomb is centred or his" (``state.extra["bomb"]`` >= 0, relative to
+    him); where his policy's ``detonate(boards, bomb)`` says so, "all blots count as hit
+    and go to the bar, and the bomb passes to the opponent's side": the board is exploded
+    (``engine.rules.nuclear.explode``) and the bomb set to -1 (the opponent's), in place.
+
+    Our reading: "the decision comes before the roll, like a double", so no one detonates
+    before the opening roll, which is played at once: games that have made no play yet
+    (``state.plies == 0``) are skipped, so self-play may pass freshly restarted games too.
+    The game loop takes this decision before the cube's, on the position the roll will be
+    played from. ``counts`` (G, 2) int16, when given, counts detonations per game and seat.
+
+    Returns (len(rows),) bool: the games where the player on roll detonated.
+    """
+    rows = np.asarray(rows)
+    bomb = state.extra["bomb"]
+    fired = np.zeros(len(rows), dtype=bool)
+    can = np.flatnonzero(may_detonate(bomb[rows]) & (state.plies[rows] > 0))
+    if len(can) == 0:
+        return fired
+    same = policies[0] is policies[1]
+    for seat in ((0,) if same else (0, 1)):
+        at = can if same else can[state.seat[rows[can]] == seat]  # positions in rows
+        if len(at) == 0:
+            continue
+        g = rows[at]
+        fired[at] = detonations(policies[seat], state.boards[g], bomb[g])
+    g = rows[fired]
+    if len(g):
+        state.boards[g] = explode(state.boards[g])
+        bomb[g] = THEIRS
+        if counts is not None:
+            np.add.at(counts, (g, state.seat[g].astype(np.intp)), 1)
+    return fired
 
 
 @dataclass
@@ -198,6 +279,7 @@ class Results:
     With the cube (else None): ``cube`` (G,) int32 the value at the end (for a passed
     double: the value won), ``passed`` (G,) bool the game ended on a passed double, and
     ``offers``, ``takes`` (plain takes), ``beavers``, ``passes``: (G, 2) int16 per seat.
+    With a bomb (Nuclear, else None): ``detonations`` (G, 2) int16 per seat.
     """
 
     points: np.ndarray
@@ -208,6 +290,7 @@ class Results:
     takes: np.ndarray | None = None
     beavers: np.ndarray | None = None
     passes: np.ndarray | None = None
+    detonations: np.ndarray | None = None
 
 
 def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
@@ -229,6 +312,10 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
     per dice row) counts the tied opening throws that trigger automatic doubles, drawn from
     ``rng`` when not given; ``on_cube(games, doubler_seats, values, answers)`` is told every
     double offered. The cubeless game is the same loop without that step, on the same dice.
+
+    Under rules with a bomb (Nuclear) the player on roll may detonate it before every roll
+    but the opening one (``bomb_decisions``), before the cube's decision; policies are told
+    the bomb before they choose a play (``observe_extra``); ``Results.detonations`` counts.
     """
     rules = get_variant(variant)
     if dice is None:
@@ -243,12 +330,16 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
         counts = CubeCounts.zeros(games)
     state = new_games(rules, dice.first[rows], cubes)
     passed = np.zeros(games, dtype=bool)
+    bomb = "bomb" in rules.extra_state
+    detonated = np.zeros((games, 2), dtype=np.int16) if bomb else None
     roll = dice.opening[rows]
     live = np.arange(games)
     for ply in range(max_plies):
         if len(live) == 0:
             break
         if ply > 0:  # the opening roll is played at once: no decision before it
+            if bomb:  # first the bomb, then the cube on the position after it
+                bomb_decisions(policies, state, live, detonated)
             if cube is not None:
                 over = cube_decisions(policies, state, live, cube, counts, on_cube)
                 passed[live[over]] = True
@@ -257,16 +348,19 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
         boards = state.boards[live]
         if on_position is not None:
             on_position(boards, roll)
-        after = play_turn(policies, boards, state.seat[live], roll, rules)
+        extra = ({name: v[live] for name, v in state.extra.items()} if rules.extra_state
+                 else None)
+        after = play_turn(policies, boards, state.seat[live], roll, rules, extra)
         if on_play is not None:
             on_play(live, state.seat[live], boards, roll, after)
         won = end_turn(state, live, after, rules, cube)
         live = live[won == 0]
     if cube is None:
-        return Results(state.points, state.plies)
+        return Results(state.points, state.plies, detonations=detonated)
     return Results(state.points, state.plies, state.cube.value, passed, counts.offers,
-                   counts.takes, counts.beavers, counts.passes)
+                   counts.takes, counts.beavers, counts.passes, detonated)
 
 
 __all__ = ["GameState", "Policy", "Results", "CubeCounts", "new_games", "restart",
-           "random_policy", "play_turn", "end_turn", "cube_decisions", "play"]
+           "random_policy", "play_turn", "end_turn", "cube_decisions", "bomb_decisions",
+           "detonations", "play"]
