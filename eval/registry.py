@@ -63,7 +63,7 @@ def make_bot(name: str, seed: int | None = None, variant: str = "standard",
     if name == "racer":
         return _lazy("racer", "RacerBot")()
     if name == "heuristic":
-        return _lazy("variant_heuristics", "heuristic_bot")(variant)  # the variant's own
+        return _lazy("heuristic", "HeuristicBot")()
     if name == "gnubg":
         return _gnubg_bot(checkers)
     raise ValueError(f"unknown bot {name!r}; valid: {valid_names()}")
