@@ -3,7 +3,10 @@
 Names: ``random``, ``pubeval``, ``racer``, ``heuristic``, ``gnubg`` (needs the PyPI package
 gnubg-nn: ``pip install 'gammon[gnubg]'``), and ``net:PATH`` for a trained network
 (``net:`` alone for the default one), loaded by ``model.player.load_net_bot``; any of them
-as ``nodouble:NAME`` for NAME that never doubles and always takes. ``DEFAULT_BOT`` (``net:``,
+as ``nodouble:NAME`` for NAME that never doubles and always takes. For a variant with a
+bomb (Nuclear) every bot also decides when to detonate (``eval.nuclear_bots.with_bomb``:
+``random`` at a coin's toss, the others by the heuristic's pip rule unless they bring their
+own ``detonate``). ``DEFAULT_BOT`` (``net:``,
 the shipped network) is the bot every command plays when none is named. Modules
 behind a name are imported only when that name is asked for, so ``random`` and ``pubeval``
 work without torch, gnubg-nn or the bots still being written.
@@ -53,7 +56,16 @@ def make_bot(name: str, seed: int | None = None, variant: str = "standard",
         bot.name = name
         return bot
     from engine.rules import variant as get_variant
-    checkers = get_variant(variant).checkers  # also checks the variant name
+    rules = get_variant(variant)  # also checks the variant name
+    bot = _checker_bot(name, seed, variant, rules.checkers)
+    if "bomb" in rules.extra_state:
+        from .nuclear_bots import with_bomb
+        bot = with_bomb(bot)
+    return bot
+
+
+def _checker_bot(name: str, seed: int | None, variant: str, checkers: int) -> Bot:
+    """The bot ``name`` that plays the checkers (``make_bot`` without the extras)."""
     if name.startswith(NET_PREFIX):
         return _net_bot(name[len(NET_PREFIX):] or None, variant)
     if name == "random":
@@ -63,7 +75,7 @@ def make_bot(name: str, seed: int | None = None, variant: str = "standard",
     if name == "racer":
         return _lazy("racer", "RacerBot")()
     if name == "heuristic":
-        return _lazy("heuristic", "HeuristicBot")()
+        return _lazy("variant_heuristics", "heuristic_bot")(variant)  # the variant's own
     if name == "gnubg":
         return _gnubg_bot(checkers)
     raise ValueError(f"unknown bot {name!r}; valid: {valid_names()}")
