@@ -4,7 +4,8 @@ The player on roll is X and plays from 24 (top right) round to 1 (bottom right);
 is O. Points 13..24 run along the top, 12..1 along the bottom; each point shows up to five
 checkers and, when it holds more, the count in place of the fifth. The bar sits in the middle
 column (O's checkers in the upper half, X's in the lower); pips and borne-off checkers are
-written beside the board.
+written beside the board, and in Nuclear the bomb's owner ("bomb: centred", "bomb: X's",
+"bomb: O's").
 
 Plakoto (``engine.rules.plakoto``) has no bar and pins checkers: a pinned checker is drawn
 at the foot of its point in lower case (``o`` under X's checkers, ``x`` under O's), the
@@ -25,9 +26,13 @@ BOTTOM = (range(12, 6, -1), range(6, 0, -1))
 PIN = 16  # engine.rules.plakoto.PIN: a cell of Plakoto holds count + 16 over a pinned checker
 
 
-def diagram(board, checkers: int = 15, pins: bool = False) -> str:
+BOMB = {0: "bomb: centred", 1: "bomb: X's", -1: "bomb: O's"}  # Nuclear, owner relative to X
+
+
+def diagram(board, checkers: int = 15, pins: bool = False, bomb: int | None = None) -> str:
     """The board as text, X on roll; ``checkers`` per side gives the borne-off counts.
-    ``pins``: the board is Plakoto's (pinned checkers in the cells, no bar)."""
+    ``pins``: the board is Plakoto's (pinned checkers in the cells, no bar). ``bomb``:
+    Nuclear's bomb (0 centred, +1 X's, -1 O's), said in a line beside the board."""
     board = np.asarray(board, dtype=np.int8)
     if pins:
         return _plakoto_diagram(board, checkers)
@@ -44,6 +49,8 @@ def diagram(board, checkers: int = 15, pins: bool = False) -> str:
         ROWS + 1: "X on roll",
         2 * ROWS + 1: f"X  pips {pips[0]:>3}  off {off[0]:>2}  on bar {int(board[BAR])}",
     }
+    if bomb is not None:
+        side[ROWS + 2] = BOMB[int(bomb)]
     return "\n".join(f"{line}   {side.get(i, '')}".rstrip() for i, line in enumerate(lines))
 
 
