@@ -12,11 +12,12 @@ from .base import BACKGAMMON, GAMMON, SINGLE, Rules
 from .standard import HYPERGAMMON, LONGGAMMON, NACKGAMMON, STANDARD, StandardRules
 from .suddendeath import SUDDENDEATH
 from .caucasian import CAUCASIAN
+from .plakoto import PLAKOTO
 from .nuclear import NUCLEAR
 
 VARIANTS: dict[str, Rules] = {r.name: r for r in (STANDARD, NACKGAMMON, HYPERGAMMON,
                                                    LONGGAMMON, CAUCASIAN, SUDDENDEATH,
-                                                   NUCLEAR)}
+                                                   NUCLEAR, PLAKOTO)}
 
 
 def variant(name: str | Rules) -> Rules:
@@ -37,4 +38,4 @@ def start_boards(n: int, name: str | Rules = "standard") -> np.ndarray:
 
 
 __all__ = ["Rules", "StandardRules", "VARIANTS", "variant", "start_boards", "STANDARD",
-           "NACKGAMMON", "HYPERGAMMON", "LONGGAMMON", "SUDDENDEATH", "CAUCASIAN", "NUCLEAR", "SINGLE", "GAMMON", "BACKGAMMON"]
+           "NACKGAMMON", "HYPERGAMMON", "LONGGAMMON", "SUDDENDEATH", "CAUCASIAN", "PLAKOTO", "NUCLEAR", "SINGLE", "GAMMON", "BACKGAMMON"]
