@@ -58,17 +58,18 @@ def equity_of_five(p5) -> np.ndarray:
     return 2 * p5[..., 0] - 1 + p5[..., 1] - p5[..., 3] + p5[..., 2] - p5[..., 4]
 
 
-def after_play(evaluate, afterstates: np.ndarray, rules) -> np.ndarray:
+def after_play(evaluate, afterstates: np.ndarray, rules, plain: np.ndarray | None = None) -> np.ndarray:
     """Probabilities (K, 6) for the player who just moved, of afterstates (K, 26) int8.
 
     ``evaluate(boards (N, 26)) -> (N, 6)`` values positions for the player on roll: each
     afterstate is flipped (the opponent is on roll), evaluated and its outcomes reversed.
     A play that ends the game (``rules.end_of_game``) is valued by its result, not
-    estimated: an evaluator never sees finished games.
+    estimated: an evaluator never sees finished games. ``plain``: the afterstates as the
+    rules read them, when the evaluator's boards carry more (a network's folded state).
     """
     probs = np.ascontiguousarray(flip_outcomes(np.asarray(evaluate(flip(afterstates)))),
                                  dtype=np.float32)
-    points = rules.end_of_game(afterstates)
+    points = rules.end_of_game(afterstates if plain is None else plain)
     over = points != 0
     if over.any():
         probs[over] = certain(points[over])

@@ -13,9 +13,12 @@ pinned checkers as on the board, then 48 pin units: for each point, a checker of
 opponent pinned under ours, and one of ours pinned under theirs. 246 units.
 
 ``nuclear``: the classic units and two for the bomb (the player on roll owns it; the
-opponent owns it); a centred bomb is (0, 0). 200 units. The bomb is state beyond the board,
-given to the encoder as ``bomb`` (N,) int8 relative to the player on roll (+1 his, -1 the
-opponent's, 0 centred); without it the bomb is taken as centred.
+opponent owns it); a centred bomb is (0, 0). 200 units. The bomb is state beyond the board
+(``engine.game``: +1 the player on roll's, -1 the opponent's, 0 centred), given to the
+encoder as ``bomb`` (N,) or folded into the boards themselves (``fold_bomb``): the networks'
+side of the project (self-play histories, training batches, checkpoints, evaluators) carries
+a Nuclear position as its 26 cells with the bomb folded in, so that it stays one int8 row
+and changing sides (``engine.board.flip``) hands the bomb over with the board.
 
 A variant with state of its own needs its encoding (``VARIANT_ENCODINGS``); the others take
 ``classic`` or ``expert``. The encoders are NumPy only, so bots can run without torch.
@@ -128,22 +131,50 @@ def plakoto(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
     out[:, :198] = classic(top, checkers)
     ours_pinned = pinned & (v < 0)
     theirs_pinned = pinned & (v > 0)
-    out[:, 194] -= ours_pinned.sum(axis=1) / checkers  # pinned checkers are not borne off
-    out[:, 195] -= theirs_pinned.sum(axis=1) / checkers
+    # borne off: pinned checkers are still on the board
+    mover_on = np.where(v > 0, np.abs(v) & (_PIN - 1), 0).sum(axis=1) + ours_pinned.sum(axis=1)
+    opponent_on = np.where(v < 0, np.abs(v) & (_PIN - 1), 0).sum(axis=1) + theirs_pinned.sum(axis=1)
+    out[:, 194] = (checkers - mover_on) / checkers
+    out[:, 195] = (checkers - opponent_on) / checkers
     out[:, 198:222] = theirs_pinned
     out[:, 222:246] = ours_pinned
     return out
 
 
+BOMB_FOLD = 64  # added to the mover's bar (his bomb) or taken from the opponent's (theirs)
+
+
+def fold_bomb(boards: np.ndarray, bomb: np.ndarray) -> np.ndarray:
+    """Boards (N, 26) with the bomb (N,) relative to the player on roll folded in: cell 25
+    + 64 when he owns it, cell 0 - 64 when the opponent does (bars hold at most 15, so the
+    fold is told apart; a side change negates and mirrors both). A new array."""
+    out = np.array(boards, dtype=np.int8, copy=True)
+    bomb = np.asarray(bomb)
+    out[:, 25] += np.where(bomb > 0, BOMB_FOLD, 0).astype(np.int8)
+    out[:, 0] -= np.where(bomb < 0, BOMB_FOLD, 0).astype(np.int8)
+    return out
+
+
+def unfold_bomb(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The plain boards (N, 26) and the bomb (N,) int8 of boards made by ``fold_bomb``."""
+    mine, theirs = boards[:, 25] >= BOMB_FOLD, boards[:, 0] <= -BOMB_FOLD
+    plain = np.array(boards, dtype=np.int8, copy=True)
+    plain[mine, 25] -= BOMB_FOLD
+    plain[theirs, 0] += BOMB_FOLD
+    return plain, (mine.astype(np.int8) - theirs.astype(np.int8))
+
+
 def nuclear(boards: np.ndarray, checkers: int = 15, bomb: np.ndarray | None = None) -> np.ndarray:
-    """Nuclear boards (N, 26) and the bomb (N,) relative to the player on roll ->
-    (N, 200) float32: classic units, then (he owns the bomb, the opponent owns it)."""
+    """Nuclear boards (N, 26) and the bomb (N,) relative to the player on roll (or boards
+    with the bomb folded in, ``fold_bomb``) -> (N, 200) float32: classic units, then (he
+    owns the bomb, the opponent owns it)."""
+    if bomb is None:
+        boards, bomb = unfold_bomb(boards)
     out = np.zeros((len(boards), 200), dtype=np.float32)
     out[:, :198] = classic(boards, checkers)
-    if bomb is not None:
-        bomb = np.asarray(bomb)
-        out[:, 198] = bomb > 0
-        out[:, 199] = bomb < 0
+    bomb = np.asarray(bomb)
+    out[:, 198] = bomb > 0
+    out[:, 199] = bomb < 0
     return out
 
 

@@ -26,7 +26,8 @@ from engine.policy import Bot
 from engine.rules import variant as get_variant
 
 from . import botfile
-from .encoding import _POINT_UNITS, encoder
+from .bomb import BombInput, plain_boards
+from .encoding import _POINT_UNITS, encoder, fold_bomb
 
 _PAIR_OFFSETS = (np.arange(12) * 31 * 31)[None, :]  # first row of each pair of points
 
@@ -118,10 +119,14 @@ class NumpyEvaluator:
 
     def after_play(self, afterstates: np.ndarray) -> np.ndarray:
         """Probabilities (K, 6) for the player who just moved (``engine.outcomes``)."""
-        return outcomes.after_play(self, afterstates, self.rules)
+        return outcomes.after_play(self, afterstates, self.rules, plain_boards(self, afterstates))
+
+    def equity_before_roll(self, boards: np.ndarray, bomb: np.ndarray) -> np.ndarray:
+        """Cubeless equity (N,) before the roll for the player on roll (Nuclear's bomb)."""
+        return equity(self(fold_bomb(boards, bomb)))
 
 
-class NumpyNetBot(Bot):
+class NumpyNetBot(BombInput, Bot):
     """Plays the afterstate with the highest cubeless equity (0-ply), NumPy only."""
 
     name = "net"
@@ -132,7 +137,7 @@ class NumpyNetBot(Bot):
 
     def probabilities(self, plays) -> np.ndarray:
         """(K, 6) outcome probabilities of each play for the player who made it."""
-        return self.evaluator.after_play(plays.boards)
+        return self.evaluator.after_play(self.afterstates(plays))
 
     def scores(self, plays, boards, dice):
         return equity(self.probabilities(plays))

@@ -18,7 +18,8 @@ from engine.outcomes import equity, flip_outcomes
 from engine.policy import Bot, best_per_root
 from engine.rules import Rules, variant as get_variant
 
-from .encoding import encoder
+from .bomb import BombInput, plain_boards
+from .encoding import encoder, fold_bomb
 from .net import ValueNet
 
 
@@ -46,11 +47,17 @@ class NetEvaluator:
         return torch.softmax(logits, dim=-1).float().cpu().numpy()
 
     def after_play(self, afterstates: np.ndarray) -> np.ndarray:
-        """Probabilities (K, 6) for the player who just moved (``engine.outcomes``)."""
-        return outcomes.after_play(self, afterstates, self.rules)
+        """Probabilities (K, 6) for the player who just moved (``engine.outcomes``); a
+        Nuclear net's afterstates carry the bomb folded in (``model.encoding.fold_bomb``)."""
+        return outcomes.after_play(self, afterstates, self.rules, plain_boards(self, afterstates))
+
+    def equity_before_roll(self, boards: np.ndarray, bomb: np.ndarray) -> np.ndarray:
+        """Cubeless equity (N,) of positions before the roll, for the player on roll, with
+        the bomb's owner relative to him (Nuclear)."""
+        return equity(self(fold_bomb(boards, bomb)))
 
 
-class NetPolicy(Bot):
+class NetPolicy(BombInput, Bot):
     """Plays the afterstate with the highest cubeless equity (0-ply), or 2-ply lookahead."""
 
     name = "net"
@@ -61,9 +68,10 @@ class NetPolicy(Bot):
 
     def probabilities(self, plays: Plays) -> np.ndarray:
         """(K, 6) outcome probabilities of each play for the player who made it."""
+        boards = self.afterstates(plays)
         if self.plies == 0:
-            return self.evaluator.after_play(plays.boards)
-        return two_ply(self.evaluator, plays.boards)
+            return self.evaluator.after_play(boards)
+        return two_ply(self.evaluator, boards)
 
     def scores(self, plays, boards, dice):
         return equity(self.probabilities(plays))

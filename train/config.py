@@ -30,11 +30,18 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class ModelConfig:
     encoding: str = "classic"
-    """Input encoding: "classic" (TD-Gammon's 198 units) or "expert" (plus 24 features)."""
+    """Input encoding: "classic" (TD-Gammon's 198 units), "expert" (plus 24 features),
+    "plakoto" (Plakoto's pins) or "nuclear" (the bomb)."""
     hidden: tuple[int, ...] = (80,)
     """Hidden layer sizes: 1 to 16 layers, each 1..4096 units, at most 2**26 weights."""
     activation: str = "sigmoid"
     """Hidden activation: sigmoid, relu or tanh."""
+    init: str = ""
+    """A model file (model.pt or checkpoint.pt, relative paths from the working directory)
+    whose weights start the network instead of random ones: same hidden sizes and
+    activation, any variant; input units the two encodings share are copied, the others
+    start at zero (e.g. the bomb units of a Nuclear net started from a standard one).
+    Empty: random weights."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,8 @@ class TrainConfig:
     epsilon: float = 0.0
     """Share of plays chosen at random during self-play (exploration): 0..1."""
     variant: str = "standard"
-    """Variant played: standard, nackgammon, hypergammon or longgammon."""
+    """Variant played: standard, nackgammon, hypergammon, longgammon, caucasian,
+    suddendeath, nuclear or plakoto (Plakoto and Nuclear need their own encoding)."""
     seed: int = 1
     """Seed of everything random in the run: 0 .. 2**63 - 1."""
     device: str = "auto"

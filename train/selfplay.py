@@ -7,6 +7,12 @@ few long games). The histories live in ring buffers of ``ring`` plies per slot.
 ``SelfPlay`` is a unit with its own state: its dice generator, the games in flight and
 their histories (``state_dict`` / ``load_state_dict``), so a trainer or a remote actor
 can save and restore it without reading its fields.
+
+Nuclear: before each roll the player on roll may detonate the bomb; self-play asks
+``before_equity(boards, bomb)`` (the network's equity before the roll) whether the
+position after the explosion is worth more (``engine.game.bomb_decisions``). The histories
+and the afterstates handed to ``after_values`` carry the bomb folded into the boards
+(``model.encoding.fold_bomb``), the form the Nuclear network reads.
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ import numpy as np
 
 from engine import outcomes
 from engine.dice import opening_roll, roll
-from engine.game import end_turn, new_games, play_turn, restart
+from engine.game import bomb_decisions, end_turn, new_games, play_turn, restart
 from engine.policy import best_per_root
 from engine.rules import Rules, variant as get_variant
+from model.encoding import fold_bomb
 
 
 @dataclass
@@ -33,6 +40,13 @@ class Finished:
     lengths: np.ndarray  # (M,) states per game
     points: np.ndarray  # (M,) 1/2/3
     plies: np.ndarray  # (M,) plays in the game
+
+
+class _Detonator:
+    """The one self-play player's bomb decision, for ``engine.game.bomb_decisions``."""
+
+    def __init__(self, rule):
+        self.detonate = rule
 
 
 class SelfPlay:
@@ -52,27 +66,39 @@ class SelfPlay:
         self.now = 0  # plies played by the whole batch
         self.hist_states = np.zeros((ring, games, 26), dtype=np.int8)
         self.hist_values = np.zeros((ring, games, 6), dtype=np.float32)
+        self.bomb = "bomb" in self.rules.extra_state  # Nuclear
 
     @property
     def boards(self) -> np.ndarray:
         """(G, 26) the position before the roll in each slot."""
         return self.games.boards
 
-    def ply(self, after_values) -> Finished | None:
+    def ply(self, after_values, before_equity=None) -> Finished | None:
         """One play in every game. ``after_values(afterstates (K, 26)) -> (K, 6)`` gives
-        the mover's outcome probabilities after each play."""
+        the mover's outcome probabilities after each play; ``before_equity(boards, bomb)
+        -> (N,)`` the equity before the roll, for Nuclear's bomb (without it, no one
+        detonates)."""
         g = self.g
+        rows = np.arange(g)
+        bomb = None
+        if self.bomb:
+            if before_equity is not None:
+                from model.bomb import detonate_by_equity
+                decide = _Detonator(lambda b, o: detonate_by_equity(before_equity, b, o))
+                bomb_decisions((decide, decide), self.games, rows)
+            bomb = self.games.extra["bomb"]
         dice = roll(self.rng, g)
         if self.fresh.any():
             _, opening = opening_roll(self.rng, int(self.fresh.sum()))
             dice[self.fresh] = opening
             self.fresh[:] = False
         slot = self.now % self.ring
-        self.hist_states[slot] = self.boards
+        self.hist_states[slot] = self.boards if bomb is None else fold_bomb(self.boards, bomb)
         picked = {}
 
         def choose(plays, boards, dice):
-            probs = after_values(plays.boards)  # (K, 6) mover's view
+            after = plays.boards if bomb is None else fold_bomb(plays.boards, bomb[plays.root])
+            probs = after_values(after)  # (K, 6) mover's view
             equity = outcomes.equity(probs)
             if self.epsilon > 0:
                 # in an exploring position every play gets a random score instead
@@ -82,7 +108,6 @@ class SelfPlay:
             picked["probs"] = probs[chosen]
             return chosen
 
-        rows = np.arange(g)
         after = play_turn((choose, choose), self.boards, self.games.seat, dice, self.rules)
         # the next state's estimate for the next player: this play's outcomes reversed
         self.hist_values[(self.now + 1) % self.ring] = outcomes.flip_outcomes(picked["probs"])
@@ -119,13 +144,17 @@ class SelfPlay:
         return {"boards": self.boards.copy(), "seat": self.games.seat.copy(),
                 "fresh": self.fresh.copy(), "start": self.start.copy(), "now": self.now,
                 "hist_states": self.hist_states.copy(), "hist_values": self.hist_values.copy(),
-                "rng": json.dumps(self.rng.bit_generator.state)}
+                "rng": json.dumps(self.rng.bit_generator.state),
+                **({"bomb": self.games.extra["bomb"].copy(),  # Nuclear: the bomb, and the
+                    "plies": self.games.plies.copy()} if self.bomb else {})}  # opening rule
 
     def load_state_dict(self, state: dict) -> None:
         """Continue from ``state_dict()``; ValueError naming what does not fit."""
         shapes = {"boards": (self.g, 26), "seat": (self.g,), "fresh": (self.g,),
                   "start": (self.g,), "hist_states": (self.ring, self.g, 26),
                   "hist_values": (self.ring, self.g, 6)}
+        if self.bomb:
+            shapes["bomb"] = shapes["plies"] = (self.g,)
         missing = [k for k in (*shapes, "now", "rng") if k not in state]
         if missing:
             raise ValueError(f"self-play state lacks {', '.join(missing)}")
@@ -141,4 +170,7 @@ class SelfPlay:
         self.now = int(state["now"])
         self.hist_states[:] = arrays["hist_states"]
         self.hist_values[:] = arrays["hist_values"]
+        if self.bomb:
+            self.games.extra["bomb"][:] = arrays["bomb"]
+            self.games.plies[:] = arrays["plies"]
         self.rng.bit_generator.state = json.loads(state["rng"])

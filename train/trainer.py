@@ -68,10 +68,45 @@ def evaluate_vs_pubeval(bot, games: int, seed: int, variant: str) -> dict:
     from eval.match import run_match
     name = eval_opponent(variant)
     opponent = RandomBot(seed) if name == "random" else PubevalBot(get_variant(variant).checkers)
+    if "bomb" in get_variant(variant).extra_state:  # Nuclear: pubeval detonates by rule
+        from eval.nuclear_bots import with_bomb
+        opponent = with_bomb(opponent)
     r = run_match(bot, opponent, 2 * max(1, games // 2), seed, variant, progress=False)
     return {"opponent": name, "games": r.games, "win_rate": r.rate(r.wins_a), "ppg": r.ppg_a,
             "ppg_ci95": r.ppg_a_ci95, "gammon_rate": r.rate(r.gammons_a),
             "gammon_rate_against": r.rate(r.gammons_b), "plies_per_game": r.plies_per_game}
+
+
+# input units shared by two encodings: (first unit, count) in each, by pair of names
+_SHARED_UNITS = {("classic", "nuclear"): (198,), ("nuclear", "classic"): (198,),
+                 ("classic", "expert"): (198,), ("expert", "classic"): (198,)}
+
+
+def start_from(net: ValueNet, path: str, encoding: str) -> None:
+    """Load the weights of the model file ``path`` into ``net`` (``model.init``): the same
+    hidden sizes and activation are required; when the encodings differ, the first layer's
+    weights of the input units both share (the classic 198) are copied and the others are
+    zero. ConfigError says what does not fit."""
+    from model.checkpoint import CheckpointError, build_net, load
+    try:
+        payload = load(path)
+        source, spec = build_net(payload, path), payload["model"]
+    except (CheckpointError, OSError) as e:
+        raise ConfigError(f"model.init: {e}") from None
+    if (tuple(source.hidden), source.activation) != (tuple(net.hidden), net.activation):
+        raise ConfigError(f"model.init: {path} has hidden {list(source.hidden)} "
+                          f"{source.activation}, the config asks for {list(net.hidden)} "
+                          f"{net.activation}")
+    state = source.state_dict()
+    if spec["encoding"] != encoding:
+        shared = _SHARED_UNITS.get((spec["encoding"], encoding))
+        if shared is None:
+            raise ConfigError(f"model.init: {path} is a {spec['encoding']} net; a "
+                              f"{encoding} net cannot start from it")
+        first = torch.zeros_like(net.layers[0].weight)
+        first[:, :shared[0]] = state["layers.0.weight"][:, :shared[0]]
+        state["layers.0.weight"] = first
+    net.load_state_dict(state)
 
 
 class Trainer:
@@ -89,7 +124,10 @@ class Trainer:
         self.device = pick_device(t.device)
         self.checkers = get_variant(t.variant).checkers
         m = config.model
-        self.net = ValueNet(width(m.encoding), m.hidden, m.activation).to(self.device)
+        self.net = ValueNet(width(m.encoding), m.hidden, m.activation)
+        if m.init and resume is None:
+            start_from(self.net, m.init, m.encoding)
+        self.net = self.net.to(self.device)
         self.encode = encoder(m.encoding)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=t.learning_rate)
         # separate generators: the dice of self-play, and the order of the minibatches
@@ -185,7 +223,8 @@ class Trainer:
         last_log_time, last_log_games = started, c.games
         try:
             while c.games < cfg.train.games and not self.stop_requested:
-                finished = self.selfplay.ply(self._after_values)
+                finished = self.selfplay.ply(self._after_values,
+                                             self.evaluator.equity_before_roll)
                 if finished is None:
                     continue
                 before = c.games
@@ -541,6 +580,8 @@ def _check_optimizer(payload: dict) -> str | None:
     return None
 
 
+MAX_CELL = 15 + 64  # a cell's largest value: 15 checkers and a folded bomb (model.encoding)
+
 _SELFPLAY_ARRAYS = {  # key: (the dtype kind it must have, what it is)
     "boards": ("i", "positions"), "seat": ("i", "seats"), "fresh": ("b", "flags"),
     "start": ("i", "plies"), "hist_states": ("i", "positions"),
@@ -564,9 +605,10 @@ def _check_selfplay(payload: dict) -> str | None:
         return f"selfplay.now is {_short(state['now'])}, not a count"
     if not isinstance(state["rng"], str):
         return f"selfplay.rng is a {type(state['rng']).__name__}, not JSON text"
-    for key in ("boards", "hist_states"):
-        if state[key].numel() and (int(state[key].min()) < -15 or int(state[key].max()) > 15):
-            return f"selfplay.{key} holds more than 15 checkers on a point"
+    for key in ("boards", "hist_states"):  # 15 checkers, with a pin (31) or the bomb (79)
+        if state[key].numel() and (int(state[key].min()) < -MAX_CELL
+                                   or int(state[key].max()) > MAX_CELL):
+            return f"selfplay.{key} holds values no position has"
     start = state["start"]
     if start.numel() and (int(start.min()) < 0 or int(start.max()) > state["now"]):
         return "selfplay.start holds plies outside 0..now"
