@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from engine import reference
 from engine.formats import posid
@@ -74,3 +75,31 @@ def test_games_end_at_the_first_hit_for_one_point():
     standard = play((policy, policy), 200, np.random.default_rng(5), "standard")
     assert r.plies.mean() < standard.plies.mean() / 2  # random play hits early
     assert variant("suddendeath") is SUDDENDEATH
+
+
+from test_rules import position  # noqa: E402  (the readable x/o positions)
+
+CASES = [
+    # (the clause, x, o, roll, {play: points it wins})
+    ("a play that hits wins at once, 1 point",
+     {13: 1, 24: 2}, {7: 1, 1: 2}, (6, 2), {"13/7*/5": 1, "13/5": 0, "24/22 24/18": 0,
+                                             "24/16": 0, "24/18 13/11": 0, "24/22 13/7*": 1}),
+    ("a hit on the way of a double also wins",
+     {13: 1}, {9: 1, 1: 2}, (2, 2), {"13/9*/5": 1}),
+    ("no play: the whole roll is lost, nobody wins",
+     {"bar": 1, 13: 2}, {19: 2, 24: 2, 6: 2}, (6, 1), {"": 0}),
+    ("only one die can be used, the larger: a hit with it wins",
+     {12: 1}, {6: 1, 1: 2}, (6, 5), {"12/6*": 1}),
+    ("bearing off the last checker wins a single game, not a gammon",
+     {2: 1}, {20: 15}, (2, 1), {"2/off": 1}),
+]
+
+
+@pytest.mark.parametrize("clause, x, o, roll, expected", CASES, ids=[c[0] for c in CASES])
+def test_rule_cases(clause, x, o, roll, expected):
+    from engine.formats.notation import format_play
+    board = position(x, o)
+    p = legal_plays(board[None], np.array([roll]), SUDDENDEATH)
+    won = SUDDENDEATH.end_of_game(p.boards) if p.dice_used[0] else np.zeros(1, np.int8)
+    got = {format_play(p.steps[k], p.hits[k]): int(won[k]) for k in range(len(p))}
+    assert got == expected
