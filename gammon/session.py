@@ -52,6 +52,8 @@ to confirm it or type 'undo' to take it back.
   auto        let the bot choose your play this turn (you still confirm it)
   board       show the board again
   double      offer the cube before you roll (with --cube)
+  bomb        Nuclear: detonate the bomb before you roll (when it is centred or yours):
+              every blot of both sides goes to the bar, the bomb passes to the bot
   take, pass  answer the bot's double (with --cube)
   resign      offer to give up this game: a single game, or a gammon (backgammon) while
               you have borne off no checker (and still have one in the bot's home board
@@ -198,7 +200,7 @@ class Session:
 
     def human_turn(self, dice) -> None:
         if dice is None:
-            if self.may_double(HUMAN):
+            if self.may_double(HUMAN) or self.may_detonate():
                 self.before_roll()
             dice = self.roll(HUMAN)
         d1, d2 = dice
@@ -213,6 +215,7 @@ class Session:
             text = self.console.ask(f"Your play ({max(d1, d2)}-{min(d1, d2)})> ")
             word, arg = _split(text)
             if word == "auto":
+                self.tell_bomb()
                 row = int(self.bot.choose(plays, boards, np.array([[d1, d2]]))[0])
                 self.say(f"{self.bot_name} would play "
                          f"{format_play(plays.steps[row], plays.hits[row], (d1, d2))}.")
@@ -247,18 +250,64 @@ class Session:
                 return
 
     def before_roll(self) -> None:
-        """The person may double: Enter rolls, 'double' offers the cube."""
+        """The person may double ('double') or detonate Nuclear's bomb ('bomb'); Enter
+        rolls."""
         while True:
-            text = self.console.ask(f"Your turn (cube {self.cube}, "
-                                    f"{self.owner_words()}): Enter to roll, or 'double'> ")
+            options = [w for w, ok in (("double", self.may_double(HUMAN)),
+                                       ("bomb", self.may_detonate())) if ok]
+            state = []
+            if self.rules is not None:
+                state.append(f"cube {self.cube}, {self.owner_words()}")
+            if self.has_bomb:
+                state.append(f"bomb {self.bomb_words()}")
+            text = self.console.ask(f"Your turn ({'; '.join(state)}): Enter to roll, or "
+                                    f"{' or '.join(repr(w) for w in options)}> ")
             word, arg = _split(text)
             if word in ("", "roll", "r"):
                 return
-            if word == "double":
+            if word == "double" and self.may_double(HUMAN):
                 self.human_doubles()
                 return
+            if word == "bomb" and self.may_detonate():
+                self.detonate("You detonate")
+                if not self.may_double(HUMAN):
+                    return
+                continue
             if not self.command(word, arg, "roll"):
-                self.say("Press Enter to roll, type 'double' to offer the cube, or 'help'.")
+                self.say(f"Press Enter to roll, type {' or '.join(repr(w) for w in options)}, "
+                         f"or 'help'.")
+
+    # --- Nuclear's bomb ----------------------------------------------------------------------
+
+    @property
+    def has_bomb(self) -> bool:
+        return "bomb" in self.variant.extra_state
+
+    def may_detonate(self) -> bool:
+        """Whether the player on roll may detonate: "when the bomb is centred or his"."""
+        return self.has_bomb and int(self.state.extra["bomb"][0]) >= 0
+
+    def bomb_words(self) -> str:
+        owner = int(self.state.extra["bomb"][0])  # relative to the player on roll
+        if owner == 0:
+            return "centred"
+        return "yours" if (owner > 0) == (self.turn == HUMAN) else f"{self.bot_name}'s"
+
+    def detonate(self, who: str) -> None:
+        """The player on roll explodes the bomb: every blot to its bar, the bomb to the
+        other side (``engine.rules.nuclear.explode``)."""
+        from engine.rules.nuclear import THEIRS, explode
+        before = self.board.copy()
+        self.state.boards[0] = explode(before[None])[0]
+        self.state.extra["bomb"][0] = THEIRS
+        sent = int((np.abs(before[1:25]) == 1).sum())
+        self.say(f"{who} the bomb: {sent} blot{'s' if sent != 1 else ''} to the bar.")
+
+    def tell_bomb(self) -> None:
+        """Give the bot the bomb before it evaluates plays (a Nuclear net reads it)."""
+        observe = getattr(self.bot, "observe_extra", None)
+        if self.has_bomb and observe is not None:
+            observe({"bomb": self.state.extra["bomb"][:1].copy()})
 
     def confirm(self, plays, row: int, dice) -> bool:
         """Show the play and its result; True on Enter, False on 'undo'."""
@@ -283,6 +332,7 @@ class Session:
         except ValueError as e:
             self.say(f"{e} (a number of plays)")
             return
+        self.tell_bomb()
         rows = ranked(self.bot, self.board, dice[0], dice[1], self.variant)[:max(1, n)]
         width = max(len(r["play"]) for r in rows)
         probs = "probabilities" in rows[0]
@@ -322,6 +372,11 @@ class Session:
 
     def bot_turn(self, dice) -> None:
         if dice is None:
+            detonate = getattr(self.bot, "detonate", None)
+            if self.may_detonate() and detonate is not None and \
+                    bool(detonate(self.board[None].copy(), self.state.extra["bomb"][:1])[0]):
+                self.detonate(f"{self.bot_name} detonates")
+                self.show_board("")
             if self.may_double(BOT) and self.bot_offers():
                 self.bot_doubles()
             dice = self.roll(BOT)
@@ -333,6 +388,7 @@ class Session:
             self.say(f"{self.bot_name} rolls {roll_text} and cannot move.")
             self.commit(BOT, plays, 0, (d1, d2))
             return
+        self.tell_bomb()
         row = int(self.bot.choose(plays, boards, roll)[0])
         self.say(f"{self.bot_name} rolls {roll_text} and plays "
                  f"{format_play(plays.steps[row], plays.hits[row], (d1, d2))}.")
@@ -529,7 +585,10 @@ class Session:
     def board_text(self, board, note: str) -> str:
         """The diagram from the person's side, its 'X on roll' line replaced by ``note``."""
         pins = self.variant.position_format == "plakoto"
-        text = diagram(board, self.checkers, pins=pins).replace("X on roll", note)
+        bomb = None
+        if self.has_bomb:  # X is the person: the bomb relative to him
+            bomb = int(self.state.extra["bomb"][0]) * (1 if self.turn == HUMAN else -1)
+        text = diagram(board, self.checkers, pins=pins, bomb=bomb).replace("X on roll", note)
         return "\n".join(line.rstrip() for line in text.splitlines())
 
 

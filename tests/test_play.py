@@ -328,3 +328,30 @@ def test_resign_levels_follow_the_position():
         session.resign()
     assert asked[0] == "Resign a single game (1 point) to pubeval? [y/N]> "
     assert (session.game.winner, session.game.points) == (1, 1)
+
+
+def test_nuclear_the_person_and_the_bot_detonate_before_their_rolls():
+    """In Nuclear the person may type 'bomb' before rolling (when the bomb is centred or
+    his); the bot detonates by its own rule; the bomb's owner is shown beside the board."""
+    state = {"bombs": 0, "turns": 0}
+
+    def respond(prompt):
+        if "'bomb'" in prompt and state["bombs"] == 0:
+            state["bombs"] += 1
+            return "bomb"
+        if prompt.startswith("Your play"):
+            state["turns"] += 1
+            return "auto" if state["turns"] % 2 else ""
+        if state["turns"] > 60:
+            return None
+        return ""
+
+    player = make_bot("heuristic", 3, "nuclear")
+    console = Script(respond)
+    session = Session(player, "heuristic", console, np.random.default_rng(8), variant="nuclear",
+                      name="tester")
+    session.run()
+    text = console.text
+    assert "You detonate the bomb" in text
+    assert "bomb: O's" in text or "bomb: O" in text  # after the person's detonation
+    assert "heuristic detonates the bomb" in text
