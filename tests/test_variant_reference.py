@@ -10,7 +10,32 @@ import pytest
 from engine import reference
 from engine.movegen import legal_plays
 from engine.rules import CAUCASIAN, NUCLEAR, PLAKOTO, SUDDENDEATH, variant
+from engine.game import play, random_policy
 from engine.sample import ALL_ROLLS, from_random_play
+
+
+class _RandomDetonator:
+    """Random plays; in Nuclear it detonates a quarter of the times it may, so that the
+    positions include exploded ones, checkers on both bars."""
+
+    def __init__(self, rng):
+        self.rng, self.choose = rng, random_policy(rng)
+
+    def __call__(self, plays, boards, dice):
+        return self.choose(plays, boards, dice)
+
+    def detonate(self, boards, bomb):
+        return self.rng.random(len(boards)) < 0.25
+
+
+def _random_games(rng, games: int, name: str) -> np.ndarray:
+    if name != "nuclear":
+        return from_random_play(rng, games, name)[0]
+    seen = []
+    player = _RandomDetonator(rng)
+    play((player, player), games, rng, name, max_plies=400,
+         on_position=lambda b, d: seen.append(b.copy()))
+    return np.concatenate(seen)
 
 
 def positions(name: str, count: int, seed: int) -> np.ndarray:
@@ -18,7 +43,7 @@ def positions(name: str, count: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     games = max(20, count // 25)
     while True:  # sudden-death games are short: play more of them
-        boards, _ = from_random_play(rng, games, name)
+        boards = _random_games(rng, games, name)
         boards = np.unique(boards, axis=0)
         if len(boards) >= count:
             return boards[rng.permutation(len(boards))[:count]]
@@ -57,7 +82,12 @@ def agree(name: str, count: int, seed: int) -> int:
     return len(boards)
 
 
-VARIANT_NAMES = ["caucasian", "suddendeath", "plakoto"]
+VARIANT_NAMES = ["caucasian", "suddendeath", "nuclear", "plakoto"]
+
+
+def test_nuclear_positions_include_explosions():
+    boards = positions("nuclear", 300, 4)
+    assert ((boards[:, 25] > 0) & (boards[:, 0] < 0)).sum() > 20  # both sides on the bar
 
 
 @pytest.mark.parametrize("name", VARIANT_NAMES)
