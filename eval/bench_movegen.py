@@ -210,19 +210,25 @@ def check_same_plays(boards, dice, baseline_plays, generator=legal_plays) -> lis
 
 
 def bench_against_baseline(boards, dice, seconds: float, rounds: int, baseline_plays,
-                           label: str, gnubg: bool = True, generator=legal_plays):
+                           label: str, gnubg: bool = True, generator=legal_plays,
+                           baseline_positions=None):
     """Today's generator and ``baseline_plays`` in turns at every batch size (gnubg-nn taking
     its turns too at batch GNUBG_PAIRED_BATCH when installed and ``gnubg``).
+    ``baseline_positions``: (boards, dice) of the baseline's own, when it cannot read
+    these (the standard rules beside Plakoto); else both time the same positions.
 
     Returns (current rows, gnubg row or None, baseline rows, notes).
     """
     current_rows, baseline_rows = [], []
-    notes = check_same_plays(boards, dice, baseline_plays, generator)
+    base_boards, base_dice = baseline_positions or (boards, dice)
+    notes = ([] if baseline_positions is not None
+             else check_same_plays(boards, dice, baseline_plays, generator))
     gnubg_row = None
     gnubg_chunks = _gnubg_chunks(boards, dice) if gnubg else None
     for batch in BATCHES:
         contestants = {"current": _vectorised_chunks(boards, dice, batch, generator),
-                       "baseline": _vectorised_chunks(boards, dice, batch, baseline_plays)}
+                       "baseline": _vectorised_chunks(base_boards, base_dice, batch,
+                                                      baseline_plays)}
         if batch == GNUBG_PAIRED_BATCH and gnubg_chunks:
             contestants["gnubg"] = gnubg_chunks
         tally = alternate(contestants, seconds, rounds)
@@ -294,7 +300,9 @@ def main(argv=None) -> int:
     parser.add_argument("--variant", default="standard", choices=list(VARIANTS),
                         help="the rules to time, on positions from random games of that "
                              "variant; another than standard is timed in turns against the "
-                             "standard rules on the same positions (unless --baseline)")
+                             "standard rules on the same positions (Plakoto, whose cells the "
+                             "standard rules cannot read: on as many positions of standard "
+                             "games) unless --baseline")
     parser.add_argument("--rounds", type=int, default=5,
                         help="with --baseline: turns each generator takes per batch size, "
                              "--seconds/--rounds each (default 5)")
@@ -331,9 +339,19 @@ def _run(args, baseline_plays, label, commit) -> int:
         rows += [bench_vectorised(boards, dice, b, args.seconds, generator) for b in BATCHES]
         gnubg = bench_gnubg(boards, dice, args.seconds)
     else:
+        own = None
+        if commit is None and variant(args.variant).position_format != "posid":
+            # Plakoto's cells hold pins: the standard rules time standard positions, as many
+            own_boards, own_dice = from_random_play(np.random.default_rng(args.seed),
+                                                    args.games, "standard")
+            take = np.resize(rng.permutation(len(own_boards)), len(boards))
+            own = (own_boards[take], own_dice[take])
         current, gnubg, baseline_rows, notes = bench_against_baseline(
             boards, dice, args.seconds, args.rounds, baseline_plays, label,
-            generator=generator)
+            generator=generator, baseline_positions=own)
+        if own is not None:
+            notes.append(f"the standard rules timed {len(boards)} positions of random "
+                         f"standard games (they cannot read {args.variant}'s)")
         rows += current
         comparison = compare(current, baseline_rows, gnubg)
     if gnubg:
