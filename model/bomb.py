@@ -51,11 +51,18 @@ class BombInput:
         return detonate_by_equity(self.evaluator.equity_before_roll, boards, bomb)
 
 
-def detonate_by_equity(equity_before_roll, boards: np.ndarray, bomb: np.ndarray) -> np.ndarray:
+MARGIN = 0.1  # equity a detonation must gain: an untrained net does not detonate at random
+
+
+def detonate_by_equity(equity_before_roll, boards: np.ndarray, bomb: np.ndarray,
+                       margin: float = MARGIN) -> np.ndarray:
     """Detonate where the position after the explosion (still on roll, the bomb the
-    opponent's) is worth more to the player on roll than as it stands: (N,) bool.
-    ``equity_before_roll(boards, bomb) -> (N,)`` values positions before the roll."""
+    opponent's) is worth more to the player on roll than as it stands, by ``margin`` at
+    least: (N,) bool. ``equity_before_roll(boards, bomb) -> (N,)`` values positions before
+    the roll. The margin keeps an untrained network, whose equities differ at random, from
+    detonating turn after turn in self-play (games that never end teach nothing); a trained
+    one detonates where the explosion clearly pays."""
     boards = np.asarray(boards, dtype=np.int8)
     now = equity_before_roll(boards, np.asarray(bomb))
     after = equity_before_roll(explode(boards), np.full(len(boards), THEIRS, np.int8))
-    return after > now
+    return after > now + margin

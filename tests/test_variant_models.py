@@ -137,8 +137,9 @@ def test_a_nuclear_net_detonates_when_its_equity_says_so_and_reads_the_bomb(tmp_
     boards[:, 6], boards[:, 1], boards[:, 12] = 7, -14, 0
     bomb = np.array([0, 1], np.int8)
     ev = bot.evaluator
+    from model.bomb import MARGIN
     expected = ev.equity_before_roll(explode(boards), np.array([-1, -1])) > \
-        ev.equity_before_roll(boards, bomb)
+        ev.equity_before_roll(boards, bomb) + MARGIN
     assert np.array_equal(bot.detonate(boards, bomb), expected)
     # the bomb the loop tells it changes the network's view of the plays
     from engine.movegen import legal_plays
@@ -165,15 +166,38 @@ def test_nuclear_self_play_detonates_and_resumes_exactly():
     torch.manual_seed(1)
     ev = NetEvaluator(ValueNet(200, (8,)), "nuclear", "nuclear")
     make = lambda: SelfPlay(16, np.random.default_rng(4), "nuclear")
+
+    def before(boards, bomb):  # values opponent checkers on the bar: blots to hit pay
+        return -boards[:, 0].astype(float)
+
     a = make()
     for _ in range(30):
-        a.ply(ev.after_play, ev.equity_before_roll)
+        a.ply(ev.after_play, before)
     assert (a.games.extra["bomb"] != 0).any()  # someone detonated
     assert (a.hist_states[:30, :, 25] >= 64).any() or (a.hist_states[:30, :, 0] <= -64).any()
     b = make()
     b.load_state_dict(a.state_dict())
     for _ in range(10):
-        a.ply(ev.after_play, ev.equity_before_roll)
-        b.ply(ev.after_play, ev.equity_before_roll)
+        a.ply(ev.after_play, before)
+        b.ply(ev.after_play, before)
     assert np.array_equal(a.boards, b.boards)
     assert np.array_equal(a.games.extra["bomb"], b.games.extra["bomb"])
+
+
+@pytest.mark.parametrize("name", [v for v in VARIANTS if v != "standard"])
+def test_training_runs_in_every_variant(name, tmp_path):
+    """A short self-play run of every variant learns (its weights move) and writes a model
+    that records the variant; Plakoto and Nuclear with their own encodings."""
+    from model.encoding import VARIANT_ENCODINGS
+    from model import checkpoint as ckpt
+    config = Config().with_overrides(
+        model={"hidden": (8,), "encoding": VARIANT_ENCODINGS.get(name, "classic")},
+        train={"games": 40, "parallel_games": 16, "update_every": 64, "batch_size": 32,
+               "threads": 1, "seed": 2, "variant": name},
+        eval={"every_games": 0}, run={"checkpoint_every_games": 0})
+    trainer = Trainer(config, tmp_path, log=lambda *a: None)
+    before = [p.detach().clone() for p in trainer.net.parameters()]
+    counters = trainer.run()
+    assert counters.games >= 40 and counters.updates > 0
+    assert any(not torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))
+    assert ckpt.load(tmp_path / "model.pt")["model"]["variant"] == name
