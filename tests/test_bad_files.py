@@ -350,7 +350,7 @@ DAMAGE = [  # (the part replaced, its new value or a function of the old one, th
     ("selfplay", "games", "selfplay is a str"),
     ("selfplay.boards", lambda b: b[:3], "selfplay .*boards has shape"),
     ("selfplay.boards", lambda b: b.float(), "selfplay.boards is torch.float32"),
-    ("selfplay.boards", lambda b: b * 0 + 40, "more than 15 checkers"),
+    ("selfplay.boards", lambda b: b * 0 + 100, "values no position has"),
     ("selfplay.hist_states", lambda h: h[:, :, :20], "hist_states has shape"),
     ("selfplay.hist_values", lambda h: h * float("nan"), "hist_values holds NaN"),
     ("selfplay.now", "12", "selfplay.now is '12', not a count"),
