@@ -17,7 +17,8 @@ from model.net import ValueNet
 from train.config import Config, ConfigError, load
 from train.trainer import Trainer, start_from
 
-from test_cli import gammon
+from test_cli import gammon as gammon_process
+from test_cli_plakoto import gammon
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,8 +85,8 @@ def test_train_variant_plakoto_writes_a_model_net_plays_and_others_refuse(tmp_pa
     cfg.write_text('[model]\nhidden = [8]\n[train]\ngames = 64\nparallel_games = 32\n'
                    'update_every = 256\n[eval]\nevery_games = 0\n'
                    '[run]\ncheckpoint_every_games = 0\n')
-    r = gammon("train", "--config", str(cfg), "--variant", "plakoto", "--out", str(out),
-               "--no-progress")
+    r = gammon_process("train", "--config", str(cfg), "--variant", "plakoto", "--out",
+                       str(out), "--no-progress")
     assert r.returncode == 0, r.stderr
     model = out / "model.pt"
     start = "plakoto:-15," + "0," * 22 + "15"
