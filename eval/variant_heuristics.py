@@ -37,7 +37,8 @@ from engine.policy import Bot
 from engine.rules import PLAKOTO, SUDDENDEATH, variant as get_variant
 from engine.rules.plakoto import PIN
 
-from .heuristic import WEIGHTS, HeuristicBot, Weights, contact_scores, opponent_shots
+from .heuristic import (WEIGHTS, HeuristicBot, Weights, _longest_run, contact_scores,
+                        opponent_shots)
 from .pubeval import is_race
 from .racer import race_scores, weighted_rows
 
@@ -195,23 +196,6 @@ def _reach_hits(src: np.ndarray, open_: np.ndarray, target: np.ndarray):
                 hits |= walk & target
                 walk &= open_
         yield weight, hits
-
-
-def _longest_run(made: np.ndarray, theirs: np.ndarray):
-    """Longest run of closed points (capped at 6) and whether a free opponent checker stands
-    behind it (on a lower point: it moves up). made, theirs (K,) uint32 masks; of several
-    longest runs the highest is taken."""
-    length = np.zeros(len(made), dtype=np.int64)
-    starts = made.copy()  # after j rounds: bit i set when points i..i+j are all closed
-    start_of_longest = made.copy()
-    for _ in range(6):
-        alive = starts > 0
-        length += alive
-        start_of_longest = np.where(alive, starts, start_of_longest)
-        starts = starts & (starts >> np.uint32(1))
-    top = _highest_bit(start_of_longest)  # the highest start among the longest runs
-    below = (np.uint32(1) << top.astype(np.uint32)) - np.uint32(1)
-    return length, (length > 0) & ((theirs & below) > 0)
 
 
 def plakoto_features(afterstates: np.ndarray) -> dict[str, np.ndarray]:

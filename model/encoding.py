@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import BAR, OPP_BAR
+from engine.rules.plakoto import PIN, counts
 
 ENCODINGS = ("classic", "expert", "plakoto", "nuclear")
 WIDTHS = {"classic": 198, "expert": 222, "plakoto": 246, "nuclear": 200}
@@ -116,7 +117,6 @@ def expert(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
                            _side_features(flipped)], axis=1)
 
 
-_PIN = 16  # engine.rules.plakoto.PIN (not imported: the rules stay out of the encoders)
 
 
 def plakoto(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
@@ -124,16 +124,14 @@ def plakoto(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
     borne-off units counting pinned checkers, 24 units "theirs pinned under ours", 24 units
     "ours pinned under theirs"."""
     v = boards[:, 1:25].astype(np.int16)
-    pinned = np.abs(v) >= _PIN
+    pinned = np.abs(v) >= PIN
     top = np.zeros_like(boards)
-    top[:, 1:25] = np.sign(v) * (np.abs(v) & (_PIN - 1))
+    top[:, 1:25] = np.sign(v) * (np.abs(v) & (PIN - 1))
     out = np.empty((len(boards), 246), dtype=np.float32)
     out[:, :198] = classic(top, checkers)
     ours_pinned = pinned & (v < 0)
     theirs_pinned = pinned & (v > 0)
-    # borne off: pinned checkers are still on the board
-    mover_on = np.where(v > 0, np.abs(v) & (_PIN - 1), 0).sum(axis=1) + ours_pinned.sum(axis=1)
-    opponent_on = np.where(v < 0, np.abs(v) & (_PIN - 1), 0).sum(axis=1) + theirs_pinned.sum(axis=1)
+    mover_on, opponent_on = counts(boards)  # borne off: pinned checkers are still on the board
     out[:, 194] = (checkers - mover_on) / checkers
     out[:, 195] = (checkers - opponent_on) / checkers
     out[:, 198:222] = theirs_pinned

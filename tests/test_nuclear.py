@@ -37,18 +37,10 @@ from engine.sample import from_random_play
 from eval.nuclear_bots import (BombBot, EquityDetonate, HeuristicDetonate, RandomDetonate,
                                detonation_gain, with_bomb)
 from eval.registry import make_bot
+from test_rules import position  # the readable x/o positions
 
 DATA = Path(__file__).parent / "data" / "variants_public.jsonl"
 GAMMON_CLI = [sys.executable, "-m", "gammon.cli"]
-
-
-def position(x: dict, o: dict) -> np.ndarray:
-    board = np.zeros(26, dtype=np.int8)
-    for point, n in x.items():
-        board[25 if point == "bar" else point] += n
-    for point, n in o.items():
-        board[0 if point == "bar" else point] -= n
-    return board
 
 
 def boom(x: dict, o: dict) -> np.ndarray:

@@ -77,9 +77,9 @@ def evaluate_vs_pubeval(bot, games: int, seed: int, variant: str) -> dict:
             "gammon_rate_against": r.rate(r.gammons_b), "plies_per_game": r.plies_per_game}
 
 
-# input units shared by two encodings: (first unit, count) in each, by pair of names
-_SHARED_UNITS = {("classic", "nuclear"): (198,), ("nuclear", "classic"): (198,),
-                 ("classic", "expert"): (198,), ("expert", "classic"): (198,)}
+# the leading input units two encodings share (the classic 198), by pair of names
+_SHARED_UNITS = {("classic", "nuclear"): 198, ("nuclear", "classic"): 198,
+                 ("classic", "expert"): 198, ("expert", "classic"): 198}
 
 
 def start_from(net: ValueNet, path: str, encoding: str) -> None:
@@ -104,7 +104,7 @@ def start_from(net: ValueNet, path: str, encoding: str) -> None:
             raise ConfigError(f"model.init: {path} is a {spec['encoding']} net; a "
                               f"{encoding} net cannot start from it")
         first = torch.zeros_like(net.layers[0].weight)
-        first[:, :shared[0]] = state["layers.0.weight"][:, :shared[0]]
+        first[:, :shared] = state["layers.0.weight"][:, :shared]
         state["layers.0.weight"] = first
     net.load_state_dict(state)
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..board import BAR, OPP_BAR, borne_off, check_board, pip_counts
+from ..rules.plakoto import PIN, per_point
 
 ROWS = 5  # checkers drawn per point; beyond that the fifth cell shows the count
 TOP = (range(13, 19), range(19, 25))  # left and right quarters of the top half
 BOTTOM = (range(12, 6, -1), range(6, 0, -1))
 
 
-PIN = 16  # engine.rules.plakoto.PIN: a cell of Plakoto holds count + 16 over a pinned checker
 
 
 BOMB = {0: "bomb: centred", 1: "bomb: X's", -1: "bomb: O's"}  # Nuclear, owner relative to X
@@ -88,12 +88,10 @@ def _plakoto_diagram(board: np.ndarray, checkers: int) -> str:
     pinned = np.abs(cells[1:25]) >= PIN
     x_pinned = int((pinned & (cells[1:25] < 0)).sum())  # ours under theirs
     o_pinned = int((pinned & (cells[1:25] > 0)).sum())
+    mine, theirs = per_point(board)  # (24,) each, pinned checkers included
     points = np.arange(1, 25)
-    on = (int(np.where(top > 0, top, 0).sum()) + x_pinned,
-          int(np.where(top < 0, -top, 0).sum()) + o_pinned)
-    pips = (int((np.where(top > 0, top, 0) * points).sum() + (points * (pinned & (cells[1:25] < 0))).sum()),
-            int((np.where(top < 0, -top, 0) * (25 - points)).sum()
-                + ((25 - points) * (pinned & (cells[1:25] > 0))).sum()))
+    on = (int(mine.sum()), int(theirs.sum()))
+    pips = (int((mine * points).sum()), int((theirs * (25 - points)).sum()))
 
     def stack(p: int) -> list[str]:
         """The symbols of point p from the edge: the pinned checker first."""

@@ -59,16 +59,21 @@ MOTHER_POINT = 1  # the opponent's starting point (its 24-point) is our 1-point
 _COUNT = PIN - 1  # |cell| & _COUNT = checkers on top
 
 
-def counts(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Checkers on the board per side (mover, opponent), pinned ones included: (N,) each.
-
-    boards (N, 26) int8 in this module's cell form."""
+def per_point(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Checkers of each side on points 1..24 (mover, opponent), pinned ones included:
+    (N, 24) int16 each. boards (N, 26) int8 in this module's cell form."""
     v = boards[..., 1:25].astype(np.int16)
     top = np.abs(v) & _COUNT
     pinned = np.abs(v) >= PIN
-    mover = np.where(v > 0, top, 0).sum(axis=-1) + (pinned & (v < 0)).sum(axis=-1)
-    opponent = np.where(v < 0, top, 0).sum(axis=-1) + (pinned & (v > 0)).sum(axis=-1)
+    mover = np.where(v > 0, top, 0) + (pinned & (v < 0))
+    opponent = np.where(v < 0, top, 0) + (pinned & (v > 0))
     return mover, opponent
+
+
+def counts(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Checkers on the board per side (mover, opponent), pinned ones included: (N,) each."""
+    mover, opponent = per_point(boards)
+    return mover.sum(axis=-1), opponent.sum(axis=-1)
 
 
 def _step_tables():
