@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import outcomes
+from engine.bearoff import with_exact_races
 from engine.outcomes import equity
 from engine.policy import Bot
 from engine.rules import variant as get_variant
@@ -115,7 +116,7 @@ class NumpyEvaluator:
     def __call__(self, boards: np.ndarray) -> np.ndarray:
         if len(boards) == 0:
             return np.zeros((0, 6), dtype=np.float32)
-        return self.net.probabilities(boards)
+        return with_exact_races(self.net.probabilities, boards, self.rules)
 
     def after_play(self, afterstates: np.ndarray) -> np.ndarray:
         """Probabilities (K, 6) for the player who just moved (``engine.outcomes``)."""

@@ -22,3 +22,11 @@ def corpus_arrays(corpus):
     boards = np.array([case["board28"][:26] for case in corpus], dtype=np.int8)
     dice = np.array([[case["d1"], case["d2"]] for case in corpus])
     return boards, dice
+
+
+@pytest.fixture(scope="session", autouse=True)
+def bearoff_database():
+    """The bear-off database, loaded (built and cached the first time, about half a minute)
+    before any test, so that no test or subprocess builds it on the way."""
+    from engine import bearoff
+    return bearoff.database()

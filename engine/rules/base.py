@@ -56,6 +56,11 @@ class Rules:
     # >= 0. Partial plays in different states are never merged; ``Plays.state`` holds the
     # final state of each result for ``filter_plays``.
     track = None
+    # whether a race with every checker home is decided by the dice alone, so that the
+    # one-sided bear-off database (``engine.bearoff``) values it exactly
+    bearoff_races = True
+    # whether a win can count double or triple (gammons, backgammons)
+    gammons = True
 
     # --- the start ---------------------------------------------------------------------
 

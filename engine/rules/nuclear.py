@@ -36,6 +36,9 @@ CENTRED, MINE, THEIRS = 0, 1, -1  # the bomb's owner, relative to the player on 
 class NuclearRules(StandardRules):
     """Standard movement, start and points; a bomb either side may detonate before a roll."""
 
+    # a detonation sends every blot to the bar, even in a race: the dice alone do not decide
+    bearoff_races = False
+
 
 def explode(boards: np.ndarray) -> np.ndarray:
     """The boards after a detonation: (N, 26) int8 -> (N, 26) int8, the mover's view kept.

@@ -123,6 +123,7 @@ class PlakotoRules(Rules):
     key_delta = _KEY_DELTA
     came_home = _CAME_HOME
     position_format = "plakoto"
+    bearoff_races = False  # its cells are not the standard ones (pins), and no table for them
 
     def start_board(self) -> np.ndarray:
         """"Start as LongGammon": all 15 on the own 24-point (our 24, their 24 = our 1)."""

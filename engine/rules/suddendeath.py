@@ -20,6 +20,8 @@ from .standard import STANDARD, StandardRules
 class SuddenDeathRules(StandardRules):
     """Standard movement; a hit or the last checker borne off wins a single game."""
 
+    gammons = False  # "no gammons or backgammons"
+
     def end_of_game(self, afterstates: np.ndarray) -> np.ndarray:
         """1 for the player who just moved when the play hit ("whoever first hits ...
         wins") or bore off his last checker ("no gammons or backgammons"); else 0."""
