@@ -47,3 +47,23 @@ def test_lambda_zero_bootstraps_from_the_next_estimate_flipped():
 def test_outcome_vector_orders_win_outcomes_first():
     out = outcome_vector(np.array([3, 2, 1]))
     assert out.argmax(axis=1).tolist() == [0, 1, 2]
+
+
+def test_an_exact_state_is_its_own_target_and_stops_the_return():
+    """A state the bear-off database values exactly: its target is that value, and the
+    states before it bootstrap from it instead of from the sampled future beyond it."""
+    values = np.zeros((1, 5, 6))
+    exact_value = np.array([0.0, 0.1, 0.6, 0.3, 0.0, 0.0])
+    values[0, 3] = exact_value
+    exact = np.zeros((1, 5), dtype=bool)
+    exact[0, 3] = True
+    outcome = outcome_vector(np.array([1]))  # the last mover won a single game
+    targets = lambda_returns(values, outcome, np.array([5]), 1.0, exact)
+    np.testing.assert_allclose(targets[0, 3], exact_value)
+    # lambda = 1 is the return itself: states 2, 1, 0 see the exact value from alternate sides
+    np.testing.assert_allclose(targets[0, 2], exact_value[::-1])
+    np.testing.assert_allclose(targets[0, 1], exact_value)
+    np.testing.assert_allclose(targets[0, 4], outcome[0])  # after it: the game as played
+    # without the mask the sampled outcome reaches every state
+    plain = lambda_returns(values, outcome, np.array([5]), 1.0)
+    assert not np.allclose(plain[0, 2], targets[0, 2])

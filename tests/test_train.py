@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -129,3 +130,20 @@ def test_step_size_halves_on_schedule(tmp_path):
 
 def test_built_in_defaults_are_the_default_preset():
     assert load(ROOT / "configs" / "default.toml") == Config()
+
+
+def test_races_the_bear_off_database_settles_are_no_training_samples(tmp_path):
+    """Hypergammon games reach races with every checker home quickly: those states are
+    valued by the database, never trained on, and the states before them learn from it."""
+    from engine.bearoff import all_home
+    trainer = Trainer(small(64, variant="hypergammon", update_every=10 ** 6), tmp_path)
+    absorbed = []
+    absorb = trainer._absorb
+    trainer._absorb = lambda finished: absorbed.append(finished) or absorb(finished)
+    trainer.run()
+    played = np.concatenate([f.states[np.arange(f.states.shape[1]) < f.lengths[:, None]]
+                             for f in absorbed])
+    assert all_home(played).sum() > 20  # the games did reach such races
+    samples = np.concatenate(trainer.pending_states)
+    assert len(samples) == len(played) - all_home(played).sum()
+    assert not all_home(samples).any()

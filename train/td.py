@@ -16,11 +16,14 @@ import numpy as np
 
 
 def lambda_returns(values: np.ndarray, outcomes: np.ndarray, lengths: np.ndarray,
-                   lam: float) -> np.ndarray:
+                   lam: float, exact: np.ndarray | None = None) -> np.ndarray:
     """Targets (M, T, 6) of M games padded to T states; zero beyond each game's length.
 
     values (M, T, 6) with values[:, t] the estimate of state t (values[:, 0] is unused);
     outcomes (M, 6) for the player of the last state; lengths (M,) states per game (>= 1).
+    exact (M, T) bool: states whose value is exact (the bear-off database's races, never
+    the first state): their target is that value, and the return of every earlier state
+    stops there (G[t] = values[t]) instead of following the one future the game sampled.
     """
     m, t_max, _ = values.shape
     targets = np.zeros_like(values)
@@ -33,6 +36,8 @@ def lambda_returns(values: np.ndarray, outcomes: np.ndarray, lengths: np.ndarray
         else:
             bootstrap = following
         g = np.where(last[:, None], outcomes, np.where(inside[:, None], bootstrap, 0))
+        if exact is not None:
+            g = np.where((exact[:, t] & (t < lengths))[:, None], values[:, t], g)
         targets[:, t] = g
         following = g
     return targets

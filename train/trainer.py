@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from engine.bearoff import settled
 from engine.rules import variant as get_variant
 from model import checkpoint as ckpt
 from model.encoding import encoder, width
@@ -153,10 +154,19 @@ class Trainer:
         return self.evaluator.after_play(afterstates)
 
     def _absorb(self, finished) -> None:
-        """Turn finished games into (state, target) samples waiting for an update."""
+        """Turn finished games into (state, target) samples waiting for an update.
+
+        Races the bear-off database settles (``engine.bearoff``) are valued exactly: the
+        returns of the states before them stop there, and they are no samples themselves,
+        since the network is never asked about them."""
         t = self.config.train
-        targets = lambda_returns(finished.values, finished.outcomes, finished.lengths, t.lam)
-        valid = np.arange(finished.states.shape[1])[None, :] < finished.lengths[:, None]
+        m, t_max, _ = finished.states.shape
+        valid = np.arange(t_max)[None, :] < finished.lengths[:, None]  # (M, T)
+        exact = settled(finished.states.reshape(-1, 26), self.selfplay.rules).reshape(m, t_max)
+        exact &= valid
+        targets = lambda_returns(finished.values, finished.outcomes, finished.lengths, t.lam,
+                                 exact)
+        valid &= ~exact
         self.pending_states.append(finished.states[valid])
         self.pending_targets.append(targets[valid].astype(np.float32))
         self.counters.games += len(finished.lengths)
