@@ -171,3 +171,18 @@ def test_analyze_plays_carry_probabilities_and_cubeful_equities(net):
     assert "cubeful equity" in text and "w(g)" in text
     out = gammon("analyze", START, "--cubeful", "--bot", net)
     assert out.returncode == 2 and "--dice" in out.stderr
+
+
+def test_a_race_with_every_checker_home_is_valued_by_the_bear_off_database(net):
+    """The untrained net is not asked: the cube and the cubeless numbers of a bear-off race
+    are the database's (a checker on our 6-point against one on the opponent's 1-point:
+    27 of 36 rolls bear it off, else the opponent does)."""
+    import numpy as np
+    from engine.formats.posid import encode
+    board = np.zeros(26, dtype=np.int8)
+    board[6], board[24] = 1, -1
+    out = gammon("analyze", encode(board), "--bot", net, "--json")
+    assert out.returncode == 0, out.stderr
+    p = json.loads(out.stdout)["probabilities"]
+    assert p["win"] == pytest.approx(27 / 36, abs=1e-5)
+    assert p["win_gammon"] == p["lose_gammon"] == 0
