@@ -12,7 +12,8 @@ from model import checkpoint as ckpt
 from model.encoding import classic, encoder, expert, width
 from model.net import ValueNet, equity, five_outputs, flip_outcomes
 from model.player import load_net_bot
-from model.policy import NetEvaluator, NetPolicy, two_ply
+from model.lookahead import look_ahead
+from model.policy import NetEvaluator, NetPolicy
 
 
 def test_classic_units_of_the_start_position():
@@ -87,11 +88,12 @@ def test_policy_scores_follow_the_perspective_rule():
     np.testing.assert_allclose(mover, opponent[:, ::-1], atol=1e-6)
 
 
-def test_two_ply_gives_probabilities():
+@pytest.mark.parametrize("plies", [1, 2])
+def test_look_ahead_gives_probabilities(plies):
     torch.manual_seed(2)
     evaluator = NetEvaluator(ValueNet(198, (16,)))
     after = start_boards(3)
-    p = two_ply(evaluator, after)
+    p = look_ahead(evaluator, after, plies)
     assert p.shape == (3, 6)
     np.testing.assert_allclose(p.sum(axis=1), 1, atol=1e-5)
     np.testing.assert_allclose(p[0], p[1], atol=1e-6)
