@@ -2,7 +2,9 @@
 
 Names: ``random``, ``pubeval``, ``racer``, ``heuristic``, ``gnubg`` (needs the PyPI package
 gnubg-nn: ``pip install 'gammon[gnubg]'``), and ``net:PATH`` for a trained network
-(``net:`` alone for the default one), loaded by ``model.player.load_net_bot``; any of them
+(``net:`` alone for the default one), loaded by ``model.player.load_net_bot``, with
+``@N`` after it to look N plies ahead as GNU Backgammon counts them (``net:@1``,
+``net:PATH@2``: 0-ply = the network alone, 1-ply = the opponent's 21 rolls); any of them
 as ``nodouble:NAME`` for NAME that never doubles and always takes. For a variant with a
 bomb (Nuclear) every bot also decides when to detonate (``eval.nuclear_bots.with_bomb``:
 ``random`` at a coin's toss, the others by the heuristic's pip rule unless they bring their
@@ -18,7 +20,8 @@ from .bot import Bot, PubevalBot, RandomBot
 
 NAMES = ("random", "pubeval", "racer", "heuristic", "gnubg")
 NET_PREFIX = "net:"
-VALID = NAMES + ("net:PATH", "nodouble:NAME")
+PLIES_MARK = "@"  # net:PATH@N: the net looking N plies ahead
+VALID = NAMES + ("net:PATH", "net:PATH@PLIES", "nodouble:NAME")
 DEFAULT_BOT = "net:"  # the shipped network: the default of every command that names a bot
 
 
@@ -67,7 +70,8 @@ def make_bot(name: str, seed: int | None = None, variant: str = "standard",
 def _checker_bot(name: str, seed: int | None, variant: str, checkers: int) -> Bot:
     """The bot ``name`` that plays the checkers (``make_bot`` without the extras)."""
     if name.startswith(NET_PREFIX):
-        return _net_bot(name[len(NET_PREFIX):] or None, variant)
+        path, plies = net_spec(name[len(NET_PREFIX):])
+        return _net_bot(path, variant, plies)
     if name == "random":
         return RandomBot(seed)
     if name == "pubeval":
@@ -103,12 +107,37 @@ def _gnubg_bot(checkers: int) -> Bot:
         raise BotUnavailable(str(e)) from None
 
 
-def _net_bot(path: str | None, variant: str) -> Bot:
-    """A trained network's bot from ``model.player.load_net_bot`` (default net for None)."""
+def net_spec(spec: str) -> tuple[str | None, int]:
+    """The checkpoint (None: the shipped one) and the plies of what follows ``net:``:
+    ``PATH``, ``PATH@N``, ``@N`` or nothing. A PATH that names an existing file is taken
+    whole, '@' and all. ValueError when what follows the last '@' is no whole number."""
+    from pathlib import Path
+    path, mark, plies = spec.rpartition(PLIES_MARK)
+    if not mark or _is_file(Path(spec)):
+        return spec or None, 0
+    if not (plies.isascii() and plies.isdigit() and len(plies) < 4):
+        shown = plies if len(plies) <= 20 else plies[:20] + "..."
+        raise ValueError(f"{NET_PREFIX}PATH@N looks N plies ahead, N 0, 1 or 2 (0-ply = the "
+                         f"network alone, 1-ply = the opponent's 21 rolls), got "
+                         f"{(PLIES_MARK + shown)!r}")
+    return path or None, int(plies)
+
+
+def _is_file(path) -> bool:
+    """Whether ``path`` names an existing file (False for names the system refuses)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _net_bot(path: str | None, variant: str, plies: int = 0) -> Bot:
+    """A trained network's bot from ``model.player.load_net_bot`` (default net for None),
+    looking ``plies`` ahead."""
     try:
         from model.player import load_net_bot
     except ImportError as e:
         raise BotUnavailable(
             f"net players need the model package (model.player.load_net_bot): {e}"
         ) from None
-    return load_net_bot(path, variant)
+    return load_net_bot(path, variant, plies)

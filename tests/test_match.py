@@ -186,11 +186,15 @@ def test_random_bot_seed_is_used():
 def test_net_names_go_to_the_model_package(monkeypatch):
     calls = []
     fake = types.ModuleType("model.player")
-    fake.load_net_bot = lambda path, variant: calls.append((path, variant)) or RandomBot(0)
+    fake.load_net_bot = lambda path, variant, plies: (calls.append((path, variant, plies))
+                                                      or RandomBot(0))
     monkeypatch.setitem(sys.modules, "model.player", fake)
     make_bot("net:runs/x.pt", variant="nackgammon")
     make_bot("net:")
-    assert calls == [("runs/x.pt", "nackgammon"), (None, "standard")]
+    make_bot("net:@1")
+    make_bot("nodouble:net:runs/x.pt@2")
+    assert calls == [("runs/x.pt", "nackgammon", 0), (None, "standard", 0),
+                     (None, "standard", 1), ("runs/x.pt", "standard", 2)]
 
 
 def test_net_names_without_the_model_package(monkeypatch):
