@@ -326,7 +326,7 @@ class Session:
             self.say("Press Enter to confirm the play, or type 'undo' to take it back.")
 
     def hint(self, plays, dice, arg: str) -> None:
-        from .commands.hint import probability_cells, probability_header, ranked
+        from .commands.hint import ply_cells, probability_cells, probability_header, ranked
         try:
             n = read_whole(arg, "hint N: N", 1, 1000) if arg else 5
         except ValueError as e:
@@ -337,11 +337,12 @@ class Session:
         width = max(len(r["play"]) for r in rows)
         probs = "probabilities" in rows[0]
         label = "cubeless equity" if probs else getattr(self.bot, "score_label", "score")
+        ply_header, ply_cell = ply_cells(rows)
         self.say(f"{self.bot_name}'s best plays for your roll ({label}):")
         if probs:  # the chances for you after each play
-            self.say(f"  {'':>2}  {'':<{width}}  {'':>7}  {probability_header()}")
+            self.say(f"  {'':>2}  {'':<{width}}  {ply_header}{'':>7}  {probability_header()}")
         for r in rows:
-            self.say(f"  {r['rank']:>2}  {r['play']:<{width}}  {r['score']:+.4f}"
+            self.say(f"  {r['rank']:>2}  {r['play']:<{width}}  {ply_cell(r)}{r['score']:+.4f}"
                      + (f"  {probability_cells(r)}" if probs else ""))
 
     def human_doubles(self) -> None:

@@ -11,13 +11,13 @@ import numpy as np
 from engine.board import on_board
 from engine.rules import VARIANTS
 from eval.registry import DEFAULT_BOT
+from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
-from ..positions import (SEED_RANGE, fraction_type, read_position, read_roll, seed_type,
-                         whole_type)
-from .match import load_bot, with_lookahead
+from ..positions import SEED_RANGE, fraction_type, read_position, read_roll, seed_type
+from .match import add_plies_option, load_bot, with_plies
 
-HELP = """\
+HELP = f"""\
 Analyse a money position before the roll, the player on roll holding a centred cube he may
 turn: the five outcome probabilities (win, gammon, backgammon, each side), the cubeless
 equity, the cubeful equities of no double, double/take and double/pass (Janowski's model,
@@ -35,12 +35,21 @@ The equity of the plays is cubeless (the bot's own scores) unless --cubeful: the
 cubeful money equity after the play, the opponent on roll with a centred cube doing what
 the cube model says.
 
+With --plies N (or the bot net:PATH@N) the plays of --dice are valued N plies ahead, as
+GNU Backgammon counts them: 0-ply = the network alone, 1-ply = looks at the opponent's 21
+rolls (his best reply to each), 2-ply = also at our 21 rolls after each of his replies.
+Only the plays the move filter keeps (the best {FILTER_PLAYS}, within {FILTER_EQUITY} equity of the
+best at 0-ply) are looked ahead and come first; the rest follow with their 0-ply values,
+as the ply column says, and the loss is against the best play looked ahead. The position
+itself (probabilities, cube action) is valued at 0-ply.
+
 The bot must estimate probabilities: net:PATH (net: alone for the shipped
 checkpoints/default.pt, the default) or gnubg.
 
 examples:
   gammon analyze 4HPwATDgc/ABMA
   gammon analyze 4HPwATDgc/ABMA --dice 3 1 --json
+  gammon analyze 4HPwATDgc/ABMA --dice 3 1 --plies 1
   gammon analyze 4HPwATDgc/ABMA --dice 31 --cubeful --jacoby
 """
 
@@ -57,9 +66,7 @@ def add_parser(sub) -> None:
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plies", type=whole_type("--plies", 0, 2), choices=[0, 2], default=0,
-                   help="look-ahead for ranking the plays of --dice with a net: bot: 0 "
-                        "(default) or 2 (the opponent's best reply to all 21 rolls)")
+    add_plies_option(p)
     p.set_defaults(run=run)
 
 
@@ -104,12 +111,18 @@ def cube_model(args):
     probabilities."""
     from eval.cube_bots import probability_source
     efficiency, _, _ = cube_settings(args)
-    bot = load_bot(args.bot, args.seed, args.variant)
+    bot = load_bot(bot_name(args), args.seed, args.variant)
     evaluate = probability_source(bot)
     if evaluate is None:
         raise UsageError(f"the bot {quote(args.bot)} estimates no probabilities; "
                          f"use net:PATH (net: for the shipped network) or gnubg")
     return bot, evaluate, efficiency
+
+
+def bot_name(args) -> str:
+    """The --bot name with --plies folded in (``net:PATH@N``; commands without --plies:
+    the name as given)."""
+    return with_plies(args.bot, getattr(args, "plies", None))
 
 
 def check_in_play(board: np.ndarray) -> None:
@@ -149,9 +162,8 @@ def run(args) -> int:
         raise UsageError("--cubeful ranks the plays of --dice: give --dice D1 D2")
     efficiency, jacoby, beavers = cube_settings(args)
     bot, evaluate, efficiency = cube_model(args)
-    bot = with_lookahead(bot, getattr(args, "plies", 0))
     result = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers)[0]
-    out = {"posid": posid.strip(), "bot": args.bot, "efficiency": efficiency,
+    out = {"posid": posid.strip(), "bot": bot_name(args), "efficiency": efficiency,
            "jacoby": jacoby, "beavers": beavers, **result}
     if dice:
         from .hint import CubeView
@@ -169,16 +181,18 @@ def run(args) -> int:
 def ranked_with_loss(bot, board: np.ndarray, d1: int, d2: int,
                      variant: str = "standard", cube=None) -> list[dict]:
     """``gammon hint``'s ranking with each play's equity (cubeful with ``cube``, else the
-    bot's cubeless score), its loss against the best, and its five probabilities."""
+    bot's cubeless score), its loss against the best, and its five probabilities; with a
+    look-ahead, the best of the plays looked ahead, and each play's ``plies``."""
     from .hint import ranked
     rows = ranked(bot, board, d1, d2, variant, cube)
     key = "cubeful_equity" if cube is not None else "score"
-    best = max((r[key] for r in rows), default=0.0)
+    deepest = max((r.get("plies", 0) for r in rows), default=0)
+    best = max((r[key] for r in rows if r.get("plies", 0) == deepest), default=0.0)
     out = []
     for r in rows:
         row = {"rank": r["rank"], "play": r["play"], "equity": r[key], "loss": best - r[key],
                "result": r["result"]}
-        for extra in ("probabilities", "cubeless_equity", "cubeful_equity"):
+        for extra in ("probabilities", "cubeless_equity", "cubeful_equity", "plies"):
             if extra in r:
                 row[extra] = r[extra]
         out.append(row)
@@ -187,7 +201,7 @@ def ranked_with_loss(bot, board: np.ndarray, d1: int, d2: int,
 
 def report(a: dict) -> str:
     """The analysis for people."""
-    from .hint import probability_cells, probability_header
+    from .hint import ply_cells, probability_cells, probability_header
     p = a["probabilities"]
     c = a["cubeful"]
     beavers = "beavers allowed" if a["beavers"] else "no beavers"
@@ -219,11 +233,13 @@ def report(a: dict) -> str:
         else:
             width = max(len(r["play"]) for r in plays)
             probs = "probabilities" in plays[0]
-            lines.append(f"{'#':>4}  {'play':<{width}}  {'equity':>8}  {'loss':>7}  "
+            ply_header, ply_cell = ply_cells(plays)
+            lines.append(f"{'#':>4}  {'play':<{width}}  {ply_header}{'equity':>8}  "
+                         f"{'loss':>7}  "
                          + (f"{probability_header()}  " if probs else "") + "result")
         for r in plays:
-            lines.append(f"{r['rank']:>4}  {r['play']:<{width}}  {r['equity']:+8.4f}  "
-                         f"{r['loss']:7.4f}  "
+            lines.append(f"{r['rank']:>4}  {r['play']:<{width}}  {ply_cell(r)}"
+                         f"{r['equity']:+8.4f}  {r['loss']:7.4f}  "
                          + (f"{probability_cells(r)}  " if "probabilities" in r else "")
                          + r["result"])
     return "\n".join(lines) + "\n"

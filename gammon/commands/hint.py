@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 
 import numpy as np
 
@@ -15,11 +16,11 @@ from engine.outcomes import FIVE, certain, equity_of_five, to_five
 from engine.rules import VARIANTS, variant as get_variant
 from eval.bot import Bot, best_per_root
 from eval.registry import DEFAULT_BOT, valid_names
+from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
-from ..positions import (SEED_RANGE, dice_words, read_position, read_roll, seed_type,
-                         whole_type)
-from .match import load_bot, with_lookahead
+from ..positions import SEED_RANGE, dice_words, read_position, read_roll, seed_type
+from .match import add_plies_option, load_bot, with_plies
 
 HELP = f"""\
 Rank every legal play of a position and roll by a bot's scores, best first: the rank, the
@@ -36,10 +37,18 @@ backgammons). Their score is the cubeless money equity (points per game, no cube
 with a centred cube, doubles, takes or passes as Janowski's model says (cube efficiency
 --efficiency; Jacoby and beavers off unless --jacoby, --beavers), as `gammon analyze`.
 
+With --plies N (or the bot net:PATH@N) a network looks N plies ahead, as GNU Backgammon
+counts them: 0-ply = the network alone, 1-ply = looks at the opponent's 21 rolls (his best
+reply to each), 2-ply = also at our 21 rolls after each of his replies. Only the plays
+the move filter keeps (at most {FILTER_PLAYS}, within {FILTER_EQUITY} equity of the best at
+0-ply) are looked ahead: they come first, with their N-ply values; the rest follow with
+their 0-ply values, the ply column saying which is which (in --json each play's "plies").
+
 bots: {valid_names()}
 
 examples:
   gammon hint 4HPwATDgc/ABMA 3 1
+  gammon hint 4HPwATDgc/ABMA 3 1 --plies 1
   gammon hint 4HPwATDgc/ABMA 31 --cubeful
   gammon hint 4HPwATDgc/ABMA 3 1 --bot pubeval
   gammon hint 4HPwATDgc/ABMA 6 5 --bot gnubg --json
@@ -60,9 +69,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=seed_type, default=None,
                    help=f"seed for bots that draw numbers, {SEED_RANGE}")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plies", type=whole_type("--plies", 0, 2), choices=[0, 2], default=0,
-                   help="look-ahead of a net: bot: 0 (default) or 2 (each play scored by "
-                        "the opponent's best reply to all 21 rolls; slower)")
+    add_plies_option(p)
     p.add_argument("--cubeful", action="store_true",
                    help="rank by cubeful money equity (bots with probabilities: net:, gnubg)")
     add_cube_model_options(p)
@@ -123,10 +130,12 @@ def ranked(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard",
            cube: CubeView | None = None) -> list[dict]:
     """The legal plays of one position, best first: rank, play, score, result; for bots
     with probabilities also ``probabilities`` (the five, for the mover) and
-    ``cubeless_equity``, and with ``cube`` the ``cubeful_equity`` the plays are ranked by.
+    ``cubeless_equity``, and with ``cube`` the ``cubeful_equity`` the plays are ranked by;
+    for nets ``plies``, the look-ahead each play was valued at.
 
     Without ``cube`` the bot's own choice comes first; the rest follow by score (ties by
-    Position ID). Empty when no play is legal.
+    Position ID), those the move filter left at 0-ply after all that were looked ahead.
+    Empty when no play is legal.
     """
     rules = get_variant(variant)
     boards, dice = board[None], np.array([[d1, d2]])  # (1, 26), (1, 2)
@@ -136,15 +145,18 @@ def ranked(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard",
     scores = np.asarray(bot.scores(plays, boards, dice), dtype=np.float64)  # (K,)
     ids = position.write_many(plays.boards, rules)
     p5 = play_probabilities(bot, plays, rules)
+    depths = play_depths(bot, plays)  # (K,) plies, or None
+    shallow = np.zeros(len(plays), bool) if depths is None else depths < depths.max()
     cubeful = None
     if cube is not None:
         if p5 is None:
             raise ValueError("cubeful equities need a bot that estimates probabilities")
         cubeful = cubeful_after(p5, plays, rules, cube)
-        order = sorted(range(len(plays)), key=lambda k: (-cubeful[k], ids[k]))
+        order = sorted(range(len(plays)), key=lambda k: (shallow[k], -cubeful[k], ids[k]))
     else:
         chosen = _choice(bot, plays, boards, dice, scores)
-        order = sorted(range(len(plays)), key=lambda k: (k != chosen, -scores[k], ids[k]))
+        order = sorted(range(len(plays)),
+                       key=lambda k: (k != chosen, shallow[k], -scores[k], ids[k]))
     steps, hits = plays.steps, plays.hits
     rows = []
     for rank, k in enumerate(order, 1):
@@ -155,8 +167,25 @@ def ranked(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard",
             row["cubeless_equity"] = float(equity_of_five(p5[k]))
         if cubeful is not None:
             row["cubeful_equity"] = float(cubeful[k])
+        if depths is not None:
+            row["plies"] = int(depths[k])
         rows.append(row)
     return rows
+
+
+def play_depths(bot, plays) -> np.ndarray | None:
+    """(K,) the plies each play was valued at, for a net (``NetPolicy.depths``: the move
+    filter leaves some at 0-ply when it looks ahead); None for other bots."""
+    depths = getattr(bot, "depths", None)
+    return np.asarray(depths(plays)) if callable(depths) else None
+
+
+def ply_cells(rows: list[dict]) -> tuple[str, Callable[[dict], str]]:
+    """The header and the cell maker of the plies column: shown only when some play was
+    looked ahead (``row['plies']`` > 0), as '1-ply', '0-ply'..."""
+    if not any(r.get("plies", 0) for r in rows):
+        return "", lambda row: ""
+    return f"{'ply':>5}  ", lambda row: f"{row['plies']}-ply  "
 
 
 def _choice(bot, plays, boards, dice, scores: np.ndarray) -> int:
@@ -192,14 +221,15 @@ def run(args) -> int:
     d1, d2 = read_roll(dice_words(args))
     efficiency, jacoby, beavers = cube_settings(args)
     cube = CubeView(efficiency, jacoby, beavers) if args.cubeful else None
-    bot = with_lookahead(load_bot(args.bot, args.seed, args.variant), args.plies)
+    name = with_plies(args.bot, args.plies)
+    bot = load_bot(name, args.seed, args.variant)
     kind = equity_type(bot, cube)
     if cube is not None and kind is None:
         raise UsageError(f"--cubeful needs a bot that estimates probabilities (net:, "
                          f"net:PATH or gnubg), not {quote(args.bot)}")
     rows = ranked(bot, board, d1, d2, args.variant, cube)
     if args.json:
-        out = {"posid": args.posid.strip(), "dice": [d1, d2], "bot": args.bot,
+        out = {"posid": args.posid.strip(), "dice": [d1, d2], "bot": name,
                "score": bot.score_label, "equity_type": kind, "plays": rows}
         if cube is not None:
             out["cube"] = cube.to_dict()
@@ -219,10 +249,12 @@ def run(args) -> int:
         return 0
     first = "cubeful equity" if cube is not None else "cubeless equity"
     extra = f"  {'cubeless':>9}" if cube is not None else ""
-    print(f"{'#':>3}  {'play':<{width}}  {first:>15}{extra}  {probability_header()}  result")
+    ply_header, ply_cell = ply_cells(rows)
+    print(f"{'#':>3}  {'play':<{width}}  {ply_header}{first:>15}{extra}  "
+          f"{probability_header()}  result")
     for r in rows:
         value = r["cubeful_equity"] if cube is not None else r["cubeless_equity"]
         more = f"  {r['cubeless_equity']:>+9.4f}" if cube is not None else ""
-        print(f"{r['rank']:>3}  {r['play']:<{width}}  {value:>+15.4f}{more}  "
+        print(f"{r['rank']:>3}  {r['play']:<{width}}  {ply_cell(r)}{value:>+15.4f}{more}  "
               f"{probability_cells(r)}  {r['result']}")
     return 0

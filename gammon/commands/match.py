@@ -8,6 +8,7 @@ import sys
 
 from engine.rules import VARIANTS
 from eval.registry import NAMES, NET_PREFIX, BotUnavailable, valid_names
+from model.lookahead import FILTER_EQUITY, FILTER_PLAYS, MAX_PLIES
 
 from ..errors import UsageError, quote
 from ..positions import SEED_MAX, SEED_RANGE, seed_type, whole_type
@@ -34,10 +35,18 @@ adds the cube values reached and the doubles offered, taken, beavered and passed
 side. Nets double with their cube heads, the other bots by the Keith count in races;
 nodouble:NAME never doubles and always takes.
 
+A network looks ahead with @N after its name, N plies as GNU Backgammon counts them:
+net:@1 is the shipped network at 1-ply, net:PATH@2 a checkpoint at 2-ply. 0-ply = the
+network alone (the default), 1-ply = looks at the opponent's 21 rolls (his best reply to
+each), 2-ply = also at our 21 rolls after each of his replies. Only the best {FILTER_PLAYS} plays
+of a position within {FILTER_EQUITY} equity of the best at 0-ply are looked ahead; the cube
+is decided at 0-ply. Each ply is some 20 times the work of the one before.
+
 bots: {valid_names()}
 
 examples:
   gammon match pubeval random --games 1000
+  gammon match net:@1 net: --games 200
   gammon match heuristic pubeval --games 10000 --seed 7 --json
   gammon match net: nodouble:net: --games 2000 --cube --jacoby --beavers
 """
@@ -90,14 +99,43 @@ def cube_rules(args):
         raise UsageError(str(e)) from None
 
 
-def with_lookahead(bot, plies: int):
-    """The bot looking ``plies`` ahead (0 or 2): only torch net players can look ahead."""
-    if plies == 0:
-        return bot
-    if not hasattr(bot, "plies") or not hasattr(bot, "evaluator"):
-        raise UsageError("--plies 2 needs a network checkpoint bot (net:PATH.pt or net:)")
-    bot.plies = plies
-    return bot
+PLIES_HELP = ("look-ahead of a net bot, in plies as GNU Backgammon counts them: 0-ply = the "
+              "network alone (default), 1-ply = looks at the opponent's 21 rolls (his best "
+              "reply to each), 2-ply = also at our 21 rolls after each of his replies (some "
+              f"20 times the work of 1-ply); only the best {FILTER_PLAYS} plays within "
+              f"{FILTER_EQUITY} equity of the best at 0-ply are looked ahead. The same as the "
+              "bot name net:PATH@N")
+
+
+def add_plies_option(p) -> None:
+    """``--plies N`` (``PLIES_HELP``): None unless given, so a bot name's @N stands."""
+    p.add_argument("--plies", type=whole_type("--plies", 0, MAX_PLIES), default=None,
+                   metavar="N", help=PLIES_HELP)
+
+
+def with_plies(name: str, plies: int | None) -> str:
+    """The bot name looking ``plies`` ahead: ``net:PATH`` -> ``net:PATH@N`` (also behind
+    ``nodouble:``). None (no --plies) leaves the name as it is, and so does 0 for a bot
+    that is no network; a usage error for such a bot asked to look ahead, or a net whose
+    name already says other plies."""
+    from eval.cube_bots import NEVER_PREFIX
+    from eval.registry import PLIES_MARK, net_spec
+    if plies is None:
+        return name
+    inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
+    if not inner.startswith(NET_PREFIX):
+        if plies == 0:
+            return name
+        raise UsageError(f"--plies {plies} needs a network checkpoint bot (net:PATH.pt or "
+                         f"net:), not {quote(name)}")
+    try:
+        _, said = net_spec(inner[len(NET_PREFIX):])
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if said and said != plies:
+        raise UsageError(f"--plies {plies} and the bot {quote(name)} say different plies: "
+                         f"give them once")
+    return name if said or not plies else f"{name}{PLIES_MARK}{plies}"
 
 
 def check_bot_name(name: str) -> None:

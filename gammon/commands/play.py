@@ -10,7 +10,7 @@ from eval.registry import DEFAULT_BOT, valid_names
 
 from ..errors import UsageError, quote
 from ..positions import SEED_RANGE, seed_type
-from .match import load_bot
+from .match import add_plies_option, load_bot, with_plies
 
 HELP = f"""\
 Play backgammon against a bot in the terminal: a money session, one game after another.
@@ -59,6 +59,7 @@ def add_parser(sub) -> None:
     p.add_argument("--manual-dice", action="store_true",
                    help="type the dice of both sides (e.g. '6 2') instead of rolling")
     p.add_argument("--name", default="human", help="your name in saved matches (default: human)")
+    add_plies_option(p)
     p.set_defaults(run=run)
 
 
@@ -76,14 +77,15 @@ def run(args) -> int:
                          f"got {quote(args.name)}")
     if args.jacoby and not args.cube:
         raise UsageError("--jacoby needs --cube")
+    bot_name = with_plies(args.bot, args.plies)
     seed = args.seed
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
         print(f"seed {seed} (replay these dice with --seed {seed})")
     dice_seed, bot_seed = np.random.SeedSequence(seed).spawn(2)
     rules = CubeRules(jacoby=args.jacoby) if args.cube else None
-    bot = load_bot(args.bot, int(bot_seed.generate_state(1)[0]), args.variant, rules)
-    session = Session(bot, args.bot, Console(tolerant_input(), sys.stdout),
+    bot = load_bot(bot_name, int(bot_seed.generate_state(1)[0]), args.variant, rules)
+    session = Session(bot, bot_name, Console(tolerant_input(), sys.stdout),
                       np.random.default_rng(dice_seed), args.variant, rules,
                       args.manual_dice, name)
     return session.run()

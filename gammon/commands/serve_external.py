@@ -11,7 +11,7 @@ from eval.registry import valid_names
 
 from ..errors import UsageError
 from ..external import MAX_CLIENTS, TIMEOUT
-from .match import load_bot
+from .match import add_plies_option, load_bot, with_plies
 
 HELP = f"""\
 Serve a bot to GNU Backgammon as an external player. gnubg connects to HOST:PORT and, each
@@ -66,6 +66,7 @@ def add_parser(sub) -> None:
     p.add_argument("--max-clients", type=int, default=MAX_CLIENTS, metavar="N",
                    help=f"connections served at once; more are refused (default: {MAX_CLIENTS})")
     p.add_argument("--quiet", action="store_true", help="no log of connections on stderr")
+    add_plies_option(p)
     p.set_defaults(run=run)
 
 
@@ -81,7 +82,8 @@ def run(args) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     if args.max_clients < 1:
         raise UsageError(f"--max-clients must be >= 1, got {args.max_clients}")
-    bot = load_bot(args.bot, args.seed, args.variant, CubeRules())
+    bot_name = with_plies(args.bot, args.plies)
+    bot = load_bot(bot_name, args.seed, args.variant, CubeRules())
     player = ExternalPlayer(bot, args.variant)
     try:
         server = listen(args.host, args.port)
@@ -90,7 +92,7 @@ def run(args) -> int:
     host, port = server.getsockname()[:2]
     log = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr,
                                                                       flush=True))
-    print(f"serving {args.bot} as a gnubg external player on {host}:{port} "
+    print(f"serving {bot_name} as a gnubg external player on {host}:{port} "
           f"(in gnubg: set player 1 external {host}:{port}); Ctrl-C stops", file=sys.stderr,
           flush=True)
     stop = threading.Event()

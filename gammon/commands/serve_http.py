@@ -11,7 +11,7 @@ from engine.rules import VARIANTS
 
 from ..errors import UsageError
 from ..external import MAX_CLIENTS, TIMEOUT
-from .match import load_bot
+from .match import add_plies_option, load_bot, with_plies
 
 HELP = """\
 Serve a bot over HTTP with a small JSON API (GET only):
@@ -48,6 +48,7 @@ def add_parser(sub) -> None:
                    help=f"a request must arrive whole within SECONDS (default: {TIMEOUT:g})")
     p.add_argument("--max-clients", type=int, default=MAX_CLIENTS, metavar="N",
                    help=f"connections served at once; more get 503 (default: {MAX_CLIENTS})")
+    add_plies_option(p)
     p.set_defaults(run=run)
 
 
@@ -62,14 +63,15 @@ def run(args) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     if args.max_clients < 1:
         raise UsageError(f"--max-clients must be >= 1, got {args.max_clients}")
-    bot = load_bot(args.bot, None, args.variant)
-    api = Api(bot, args.bot, args.variant, probability_source(bot))
+    bot_name = with_plies(args.bot, args.plies)
+    bot = load_bot(bot_name, None, args.variant)
+    api = Api(bot, bot_name, args.variant, probability_source(bot))
     try:
         server = make_server(api, args.host, args.port, args.timeout, args.max_clients)
     except OSError as e:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
     host, port = server.server_address[:2]
-    print(f"serving {args.bot} on http://{host}:{port} (/move, /eval); Ctrl-C stops",
+    print(f"serving {bot_name} on http://{host}:{port} (/move, /eval); Ctrl-C stops",
           file=sys.stderr, flush=True)
     stop = threading.Event()
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.25},
