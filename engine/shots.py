@@ -19,121 +19,33 @@ FULL = np.uint32((1 << 25) - 1)  # bits 0..24: the opponent's bar and the 24 poi
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]  # the 21 distinct rolls
 ROLL_WEIGHTS = [np.float32(1 if a == b else 2) for a, b in ROLLS]  # of 36
 _ZERO = np.uint32(0)
-# pips lost when a blot on the lowest hit cell is hit, indexed by the float32 exponent byte of
-# that cell's bit (2**q has exponent byte 127 + q; no hit, 0.0, has 0)
-_LOSS_BY_EXPONENT = np.zeros(256, dtype=np.float32)
-_LOSS_BY_EXPONENT[127:152] = 25 - np.arange(25)
+# a roll's score by the lowest cell it hits, indexed by the float32 exponent byte of that
+# cell's bit (2**q has exponent byte 127 + q; no hit, 0.0, has 0)
+_SCORE_BY_EXPONENT = np.zeros(256, dtype=np.float32)
+_SCORE_BY_EXPONENT[127:152] = 1024 + 25 - np.arange(25)  # 1024 for a hit, plus the pips lost
 
 
 def cell_masks(cond: np.ndarray) -> np.ndarray:
-    """(K, 25) bool over cells 0..24 -> (K,) uint32 with bit q set where cond[:, q]."""
-    packed = np.packbits(cond, axis=1, bitorder="little")  # (K, 4) uint8, bits 25..31 zero
-    return np.ascontiguousarray(packed).view("<u4").ravel()
+    """(..., W) bool over cells 0..W-1, W <= 32 -> (...) uint32 with bit q set where
+    cond[..., q]."""
+    padded = np.zeros(cond.shape[:-1] + (32,), dtype=bool)  # rows of 4 bytes: one flat pack
+    padded[..., :cond.shape[-1]] = cond
+    return np.packbits(padded, bitorder="little").view("<u4").reshape(cond.shape[:-1])
 
 
-def _shift(bits: np.ndarray, pips: int) -> np.ndarray:
-    """Opponent checkers in ``bits`` moved ``pips`` further (bearing off drops out)."""
-    return (bits << np.uint32(pips)) & FULL
+def board_masks(boards: np.ndarray, tests) -> np.ndarray:
+    """Masks of cells 0..25 of boards (K, 26) int8 where each test (a ufunc and a number,
+    e.g. (np.less, 0)) holds: (len(tests), K) uint32, packed in one go."""
+    padded = np.empty((len(tests), len(boards), 32), dtype=bool)
+    padded[:, :, 26:] = False
+    for out, (test, value) in zip(padded, tests):
+        test(boards, value, out=out[:, :26])
+    return np.packbits(padded, bitorder="little").view("<u4").reshape(len(tests), -1)
 
 
 def _many(bits: np.ndarray) -> np.ndarray:
     """Masks holding two bits or more: (K,) bool."""
     return (bits & (bits - np.uint32(1))) > 0
-
-
-def _bar_hits(d1: int, d2: int, src, open_, blot, on_bar):
-    """Hit masks for a mixed roll when the opponent has checkers on the bar (K' rows)."""
-    points = src & ~np.uint32(1)
-    b1, b2 = np.uint32(1 << d1), np.uint32(1 << d2)
-    in1, in2 = (open_ & b1) > 0, (open_ & b2) > 0  # may enter with d1, with d2
-    one = on_bar == 1  # one enters, the other die moves any checker; else only entering hits
-    hits1 = np.where(in1, (b1 | np.where(one, _shift(points | b1, d2), _ZERO)) & blot, _ZERO)
-    hits2 = np.where(in2, (b2 | np.where(one, _shift(points | b2, d1), _ZERO)) & blot, _ZERO)
-    return hits1 | hits2
-
-
-def _bar_two_hits(d1: int, d2: int, src, blot, on_bar) -> np.ndarray:
-    """Whether a mixed roll hits two blots when the opponent has checkers on the bar: with
-    two or more there, both dice enter (both entry points blots); with one, the entering
-    die hits and the other die hits again from any checker, the entered one too. (K',) bool."""
-    points = src & ~np.uint32(1)
-    b1, b2 = np.uint32(1 << d1), np.uint32(1 << d2)
-    at1, at2 = (blot & b1) > 0, (blot & b2) > 0
-    one = on_bar == 1
-    then1 = (_shift(points | b1, d2) & blot & ~b1) > 0  # after entering with d1, d2 hits
-    then2 = (_shift(points | b2, d1) & blot & ~b2) > 0
-    return np.where(one, (at1 & then1) | (at2 & then2), at1 & at2)
-
-
-def _double_hits(d: int, src, open_, blot, on_bar):
-    """Hit masks for the double d-d when the opponent has checkers on the bar (K' rows).
-
-    Entering needs point d open; a bar checker may then take the steps its fellows leave
-    (5 - on_bar), the checkers on points 4 - on_bar.
-    """
-    points = src & ~np.uint32(1)
-    enter = (open_ & np.uint32(1 << d)) > 0
-    steps_points = np.where(enter, np.clip(4 - on_bar, 0, 4), 0)
-    steps_bar = np.clip(5 - on_bar, 1, 4)
-    hits = np.zeros_like(src)
-    from_points, from_bar = points, np.ones_like(src)
-    for step in range(1, 5):
-        from_points, from_bar = _shift(from_points, d), _shift(from_bar, d)
-        hits |= np.where(step <= steps_points, from_points, 0) & blot
-        hits |= np.where(step <= steps_bar, from_bar, 0) & blot
-        from_points &= open_
-        from_bar &= open_
-    return hits
-
-
-def _mixed_two_hits(d1: int, d2: int, ahead, two_ahead, blot) -> np.ndarray:
-    """Whether the mixed roll d1-d2 (d1 < d2) hits two blots, no opponent checker on the bar.
-
-    Either one checker hits with one die and goes on to hit again with the other, or one
-    checker hits with d1 and another with d2. The second fails only when both hits need the
-    same lone checker: the blots a (hit with d1) and a + d2 - d1 (hit with d2) both from
-    point a - d1 holding one checker. ahead[d], two_ahead[d]: cells d pips in front of the
-    opponent's checkers, of its points holding two or more. (K,) bool.
-    """
-    t1, t2 = ahead[d1] & blot, ahead[d2] & blot  # blots hit with d1, with d2
-    chain = ((t1 << np.uint32(d2)) | (t2 << np.uint32(d1))) & blot
-    lone1 = t1 & ~two_ahead[d1]  # hit with d1 by a lone checker
-    low = t2 & (np.uint32(0) - t2)  # the (up to) two lowest blots hit with d2
-    rest = t2 ^ low
-    high = rest & (np.uint32(0) - rest)
-    gap = np.uint32(d2 - d1)
-
-    def with_other(b):  # a blot hit with d1 besides b and not by b's own lone checker
-        return (b > 0) & ((t1 & ~(b | ((b >> gap) & lone1))) > 0)
-
-    return (chain > 0) | (((rest ^ high) > 0) & (t1 > 0)) | with_other(low) | with_other(high)
-
-
-def _double_two_hits(d: int, sources, open_, blot, steps, entry_hit) -> np.ndarray:
-    """Whether the double d-d hits two blots with ``steps`` steps left (4, or (K,) fewer
-    after entering from the bar) for the checkers on ``sources``, a blot already hit on
-    entering where ``entry_hit``. One checker may hit, go on and hit again; two checkers
-    may hit two blots whose nearest steps add up to at most the steps left. (K,) bool."""
-    reached = sources  # where a checker stands after k steps over open points
-    hit_on_way = np.zeros_like(sources)  # ... having hit on the way (or just now)
-    within = [entry_hit]  # within[k]: blots hit with k steps or fewer (entering: 0 steps)
-    chain = np.zeros(len(sources), dtype=bool)
-    for k in range(1, 5):
-        moved = reached << np.uint32(d)
-        hit = moved & blot
-        chain |= (k <= steps) & (((hit_on_way << np.uint32(d)) & blot) > 0)
-        hit_on_way = ((hit_on_way << np.uint32(d)) & open_) | hit
-        reached = moved & open_
-        within.append(within[-1] | hit)
-    if np.isscalar(steps):  # no bar: the nearer blot within 1 step and the other within 3,
-        return chain | ((within[1] > 0) & _many(within[3])) | _many(within[2])  # or 2 and 2
-    table = np.stack(within)  # (5, K)
-    rows = np.arange(len(sources))
-    two = chain
-    for k in range(3):  # the nearer blot within k steps, the other within steps - k
-        far = table[np.clip(steps - k, 0, 4), rows]
-        two |= (steps - k >= k) & (within[k] > 0) & _many(far)
-    return two
 
 
 class ShotMasks(NamedTuple):
@@ -146,12 +58,185 @@ class ShotMasks(NamedTuple):
     on_bar: np.ndarray  # int64: opponent checkers on its bar
 
 
-def shot_masks(boards: np.ndarray) -> ShotMasks:
-    """The masks of boards (K, 26) int8 (our blots are never on cell 0)."""
-    cells = np.ascontiguousarray(boards[:, :25], dtype=np.int8)
-    return ShotMasks(cell_masks(cells < 0), cell_masks(cells < -1) & ~np.uint32(1),
-                     cell_masks(cells < 2), cell_masks(cells == 1),
-                     -boards[:, 0].astype(np.int64))
+SIDES = ((np.less, 0), (np.less, -1), (np.greater, 0), (np.greater, 1))
+"""``board_masks`` tests of the cells holding opponent checkers, two or more of them, our
+checkers, two or more of ours: what ``shot_masks`` is made of."""
+
+
+def shot_masks(boards: np.ndarray, sides: np.ndarray | None = None) -> ShotMasks:
+    """The masks of boards (K, 26) int8 (our blots are never on cell 0; cell 25, our bar,
+    is left out), from their ``board_masks`` by SIDES when given."""
+    cells = np.ascontiguousarray(boards, dtype=np.int8)
+    theirs, their_points, ours, our_points = board_masks(cells, SIDES) if sides is None else sides
+    return ShotMasks(theirs, their_points & ~np.uint32(1), ~our_points & FULL,
+                     ours & ~our_points & FULL, -cells[:, 0].astype(np.int64))
+
+
+_MIXED = [r for r, (a, b) in enumerate(ROLLS) if a != b]  # rows of the 15 mixed rolls
+_DOUBLES = [r for r, (a, b) in enumerate(ROLLS) if a == b]  # ... of the 6 doubles
+_FIRST = np.array([[ROLLS[r][0]] for r in _MIXED], dtype=np.uint32)  # (15, 1) smaller die
+_SECOND = np.array([[ROLLS[r][1]] for r in _MIXED], dtype=np.uint32)  # (15, 1) larger die
+_GAP = _SECOND - _FIRST
+_DIE = np.arange(1, 7, dtype=np.uint32)[:, None]  # (6, 1): the dice, and the doubles' die
+_I1, _I2 = _FIRST[:, 0] - 1, _SECOND[:, 0] - 1  # rows of the dice in (6, K) tables
+
+
+def _lowest(bits: np.ndarray) -> np.ndarray:
+    """The lowest set bit of each mask (0 for none)."""
+    return bits & (_ZERO - bits)
+
+
+def _mixed_two_hits(hit_by, lone_by, blot) -> np.ndarray:
+    """Whether each mixed roll hits two blots, no opponent checker on the bar: (15, K) bool.
+
+    Either one checker hits with one die and goes on to hit again with the other, or one
+    checker hits with the smaller die d1 and another with the larger d2. The second fails
+    only when both hits need the same lone checker: the blots a (hit with d1) and
+    a + d2 - d1 (hit with d2) both from point a - d1 holding one checker. hit_by[d - 1],
+    lone_by[d - 1] (6, K): the blots die d hits, those it hits from a point of one checker.
+    """
+    t1, t2 = hit_by[_I1], hit_by[_I2]  # (15, K) blots hit with d1, with d2
+    chain = ((t1 << _SECOND) | (t2 << _FIRST)) & blot
+    low = _lowest(hit_by)  # (6, K): the lowest blot each die hits, the next, more?
+    rest = hit_by ^ low
+    high = _lowest(rest)
+    more = (rest ^ high) > 0
+    lone1 = lone_by[_I1]
+
+    def with_other(b):  # a blot hit with d1 besides b and not by b's own lone checker
+        return (b > 0) & ((t1 & ~(b | ((b >> _GAP) & lone1))) > 0)
+
+    return ((chain > 0) | (more[_I2] & (t1 > 0)) | with_other(low[_I2])
+            | with_other(high[_I2]))
+
+
+def _double_walk(d, sources, open_, blot, two: bool):
+    """The double d-d, four steps, no opponent checker on the bar: (mask of the blots it
+    can hit, whether it can hit two), (K,) each, or (R, K) for doubles d (R, 1) uint32.
+
+    A checker takes up to four steps of d, every stop open. Two blots are hit when one
+    checker hits, goes on and hits again, or two checkers hit blots whose nearest steps add
+    up to four at most (with the same lone checker nearest to both, it hits one on its way
+    to the other).
+    """
+    within, chain = _walk(d, sources, open_, blot, _ZERO, 4, two)
+    if not two:
+        return within[4], False
+    # the nearer blot within 1 step and the other within 3, or both within 2
+    return within[4], chain | ((within[1] > 0) & _many(within[3])) | _many(within[2])
+
+
+def _bar_double_walk(d, sources, open_, blot, steps: np.ndarray, entry_hit, two: bool):
+    """The doubles d-d (R, 1) uint32 after the bar checkers entered (hitting ``entry_hit``,
+    (R, K)): (masks of the blots they can hit, whether they can hit two), (R, K) each. The
+    checkers on ``sources`` have ``steps`` (K,) 0..3 steps left; two blots are hit as in
+    ``_double_walk``, the entering hit costing no step."""
+    within, chain = _walk(d, sources, open_, blot, entry_hit, steps, two)
+    if not two:
+        return within[3], False
+    nearest_two = (within[0] > 0) & _many(within[3])  # the entry hit and another
+    return within[3], (chain | nearest_two | ((steps == 3) & (within[1] > 0) & _many(within[2]))
+                       | ((steps == 2) & _many(within[1])))
+
+
+def _walk(d, sources, open_, blot, entry_hit, steps, two: bool):
+    """Checkers on ``sources`` stepping d over open stops: (within, chain), where within[k]
+    holds the blots hit with k steps or fewer (within[0]: ``entry_hit``) and chain whether
+    one checker hits twice. ``steps``: 4, or (K,) 0..3 per board (further steps are not
+    taken there; within[3] then holds every blot hit)."""
+    reached = sources  # where a checker stands after k steps over open points
+    hit_on_way = _ZERO  # ... having hit on the way (or just now)
+    within = [entry_hit]
+    chain = False
+    d = np.uint32(d) if np.isscalar(d) else d  # or (R, 1) uint32: several doubles at once
+    for k in range(1, 4 if np.ndim(steps) else steps + 1):
+        moved = reached << d
+        hit = moved & blot
+        allowed = None if np.ndim(steps) == 0 else _ZERO - (steps >= k).astype(np.uint32)
+        if allowed is not None:
+            hit &= allowed
+        if two:
+            again = (hit_on_way << d) & blot
+            chain = chain | ((again if allowed is None else again & allowed) > 0)
+            hit_on_way = ((hit_on_way << d) & open_) | hit
+        reached = moved & open_
+        within.append(within[-1] | hit)
+    return within, chain
+
+
+def _bar_mixed(d1, d2, m: ShotMasks, two: bool):
+    """Mixed rolls d1-d2 ((R, 1) uint32 arrays, or numbers) with opponent checkers on the
+    bar: (masks of the blots they can hit, whether they can hit two), (R, K) each. With one
+    checker there, one die enters and the other moves any checker (the entered one too);
+    with two or more, only entering checkers move. A closed entry point blocks its die."""
+    one, b1, b2 = np.uint32(1), np.uint32(1) << d1, np.uint32(1) << d2
+    points = m.src & ~one
+    alone = _ZERO - (m.on_bar == 1).astype(np.uint32)  # all bits where one is there
+    in1 = _ZERO - ((m.open_ >> d1) & one)  # all bits where d1 enters
+    in2 = _ZERO - ((m.open_ >> d2) & one)
+    then1 = ((points | b1) << d2) & alone  # after entering with d1, d2 moves on
+    then2 = ((points | b2) << d1) & alone
+    hits = (((b1 | then1) & in1) | ((b2 | then2) & in2)) & m.blot
+    if not two:
+        return hits, False
+    at1, at2 = (m.blot & b1) > 0, (m.blot & b2) > 0  # a blot on the entry point: open
+    again1 = (then1 & m.blot & ~b1) > 0
+    again2 = (then2 & m.blot & ~b2) > 0
+    return hits, (at1 & again1) | (at2 & again2) | ((alone == 0) & at1 & at2)
+
+
+def _free_rolls(m: ShotMasks, two: bool):
+    """Per roll (21, K): the blots hit and whether two are, no opponent checker on the bar
+    (all the rolls at once)."""
+    ahead = m.src << _DIE  # (6, K): the opponent's checkers moved by each die
+    landed = ahead & m.open_  # ... where they may stop on the way
+    hits = np.empty((len(ROLLS), len(m.src)), dtype=np.uint32)
+    pairs = np.zeros((len(ROLLS), len(m.src)), dtype=bool)
+    # mixed rolls: one die, or both through an open point
+    hits[_MIXED] = (ahead[_I1] | ahead[_I2] | (landed[_I1] << _SECOND)
+                    | (landed[_I2] << _FIRST)) & m.blot
+    hits[_DOUBLES], pair = _double_walk(_DIE, m.src, m.open_, m.blot, two)
+    if two:
+        hit_by = ahead & m.blot
+        pairs[_MIXED] = _mixed_two_hits(hit_by, hit_by & ~(m.doubled << _DIE), m.blot)
+        pairs[_DOUBLES] = pair
+    return hits, pairs
+
+
+def _barred_rolls(m: ShotMasks, two: bool):
+    """Per roll (21, K): the blots hit and whether two are, the opponent on the bar (few
+    rows: all the rolls at once)."""
+    hits = np.empty((len(ROLLS), len(m.src)), dtype=np.uint32)
+    pairs = np.zeros((len(ROLLS), len(m.src)), dtype=bool)
+    hits[_MIXED], pair = _bar_mixed(_FIRST, _SECOND, m, two)
+    if two:
+        pairs[_MIXED] = pair
+    # the doubles: the bar checkers enter on point d first, then the steps left move on
+    entry = np.uint32(1) << _DIE  # (6, 1)
+    enter = (m.open_ & entry) > 0  # (6, K)
+    steps = 4 - np.minimum(m.on_bar, 4)
+    hit, pair = _bar_double_walk(_DIE, (m.src & ~np.uint32(1)) | entry, m.open_, m.blot,
+                                 steps, m.blot & entry, two)
+    hits[_DOUBLES] = np.where(enter, hit, _ZERO)
+    if two:
+        pairs[_DOUBLES] = enter & pair
+    return hits, pairs
+
+
+_WEIGHTS = np.array(ROLL_WEIGHTS, dtype=np.float32)  # (21,) rolls of 36
+
+
+def _tally(hits: np.ndarray, pairs: np.ndarray, two: bool) -> np.ndarray:
+    """Per roll (21, K) hit masks and two-hit flags -> (rolls hitting, pips lost[, rolls
+    hitting two]) out of 36: (2 or 3, K) float32."""
+    # the lowest blot hit by each roll: the float32 exponent of its bit names it; its score
+    # is 1024 for the hit plus the pips lost, so one weighted sum counts both
+    lowest = (hits & (_ZERO - hits)).astype(np.float32).view(np.int32) >> 23
+    scores = _WEIGHTS @ _SCORE_BY_EXPONENT.take(lowest)  # whole numbers below 2**24: exact
+    counts = [np.floor(scores / 1024), scores % 1024]
+    if two:
+        counts.append(_WEIGHTS @ pairs.astype(np.float32))
+    return np.stack(counts)
 
 
 def shot_rolls(m: ShotMasks, two: bool = False):
@@ -162,56 +247,15 @@ def shot_rolls(m: ShotMasks, two: bool = False):
     Shifts stay inside 32 bits without masking: a mask ANDed with ``open_`` or ``blot`` has
     bits 0..24 only, and one die moves it at most 6 further.
     """
-    src, open_, blot = m.src, m.open_, m.blot
-    k = len(src)
-    barred = np.flatnonzero(m.on_bar > 0)  # few rows: their own (slower) rules
-    if len(barred):
-        bsrc, bopen, bblot, bbar = src[barred], open_[barred], blot[barred], m.on_bar[barred]
-        bpoints = bsrc & ~np.uint32(1)
-    ahead = [None] + [src << np.uint32(d) for d in range(1, 7)]  # a checker moved by die d
-    landed = [None] + [a & open_ for a in ahead[1:]]  # ... where it may stop on the way
-    if two:
-        two_ahead = [None] + [m.doubled << np.uint32(d) for d in range(1, 7)]
-    chance = np.zeros(k, dtype=np.float32)
-    lost = np.zeros(k, dtype=np.float32)
-    twice = np.zeros(k, dtype=np.float32)
-    for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
-        if d1 != d2:
-            hits = (ahead[d1] | ahead[d2] | (landed[d1] << np.uint32(d2))
-                    | (landed[d2] << np.uint32(d1))) & blot
-            if len(barred):
-                hits[barred] = _bar_hits(d1, d2, bsrc, bopen, bblot, bbar)
-            if two:
-                double_hit = _mixed_two_hits(d1, d2, ahead, two_ahead, blot)
-                if len(barred):
-                    double_hit[barred] = _bar_two_hits(d1, d2, bsrc, bblot, bbar)
-        else:  # one checker walks up to four steps over open points
-            hits = ahead[d1] & blot
-            walk = landed[d1]
-            for _ in range(3):
-                walk = walk << np.uint32(d1)
-                hits |= walk & blot
-                walk &= open_
-            if len(barred):
-                hits[barred] = _double_hits(d1, bsrc, bopen, bblot, bbar)
-            if two:
-                double_hit = _double_two_hits(d1, src, open_, blot, 4, _ZERO)
-                if len(barred):
-                    entry = np.uint32(1 << d1)
-                    enter = (bopen & entry) > 0
-                    steps = np.where(enter, np.clip(4 - bbar, 0, 4), -1)  # -1: nothing moves
-                    double_hit[barred] = _double_two_hits(
-                        d1, bpoints | entry, bopen, bblot, steps,
-                        np.where(enter, bblot & entry, _ZERO))
-        # the lowest blot hit: the float32 exponent of its bit names it
-        lowest = (hits & (np.uint32(0) - hits)).astype(np.float32).view(np.int32) >> 23
-        chance += weight * (hits > 0)
-        lost += weight * _LOSS_BY_EXPONENT[lowest]
-        if two:
-            twice += weight * double_hit
-    if two:
-        return chance, lost, twice
-    return chance, lost  # out of 36 rolls (whole numbers, exact in float32)
+    barred = m.on_bar > 0
+    if not barred.any():
+        return tuple(_tally(*_free_rolls(m, two), two))
+    out = np.empty((3 if two else 2, len(m.src)), dtype=np.float32)
+    for group, rolls in ((~barred, _free_rolls), (barred, _barred_rolls)):
+        rows = np.flatnonzero(group)
+        if len(rows):
+            out[:, rows] = _tally(*rolls(ShotMasks(*(a[rows] for a in m)), two), two)
+    return tuple(out)  # out of 36 rolls (whole numbers, exact in float32)
 
 
 def opponent_shots(afterstates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
