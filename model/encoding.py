@@ -7,6 +7,11 @@ which, since the board is always from the mover's view, are the constant (1, 0).
 
 ``expert``: ``classic`` plus hand-made features of both sides (pip counts, blots within
 direct range, home-board points, longest prime, escapes, ...), 24 more units.
+
+``advanced``: ``classic`` plus the expert inputs of ``model.features`` for the mover, then
+the same for the opponent (features of the flipped boards): pip count, checkers off, break
+of contact, back checker and anchor, forward anchor, shots (pip loss, rolls hitting one and
+two), back escapes, containment, mobility, entering, timing, backbone. 198 + 2 * 17 units.
 ``plakoto``: for Plakoto's boards (``engine.rules.plakoto``: pins in the cell values, no
 bar). The classic units of the checkers on top of each point, the borne-off units counting
 pinned checkers as on the board, then 48 pin units: for each point, a checker of the
@@ -21,18 +26,22 @@ a Nuclear position as its 26 cells with the bomb folded in, so that it stays one
 and changing sides (``engine.board.flip``) hands the bomb over with the board.
 
 A variant with state of its own needs its encoding (``VARIANT_ENCODINGS``); the others take
-``classic`` or ``expert``. The encoders are NumPy only, so bots can run without torch.
+``classic``, ``expert`` or ``advanced``. The encoders are NumPy only, so bots can run without
+torch.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.board import BAR, OPP_BAR
+from engine.board import BAR, OPP_BAR, flip
 from engine.rules.plakoto import PIN, counts
 
-ENCODINGS = ("classic", "expert", "plakoto", "nuclear")
-WIDTHS = {"classic": 198, "expert": 222, "plakoto": 246, "nuclear": 200}
+from . import features
+
+ENCODINGS = ("classic", "expert", "advanced", "plakoto", "nuclear")
+WIDTHS = {"classic": 198, "expert": 222, "advanced": 198 + 2 * features.WIDTH,
+          "plakoto": 246, "nuclear": 200}
 # variants whose networks need an encoding of their own (their state is not in 26 cells)
 VARIANT_ENCODINGS = {"plakoto": "plakoto", "nuclear": "nuclear"}
 
@@ -117,6 +126,27 @@ def expert(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
                            _side_features(flipped)], axis=1)
 
 
+def both_sides(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
+    """The expert inputs (``model.features``) of the mover, then of the opponent:
+    (N, 26) int8 -> (N, 2 * features.WIDTH) float32, both sides in one batch."""
+    n, width = len(boards), features.WIDTH
+    rows = features.feature_rows(np.concatenate([boards, flip(boards)]), checkers)  # (F, 2N)
+    out = np.empty((n, 2 * width), dtype=np.float32)
+    out[:, :width] = rows[:, :n].T
+    out[:, width:] = rows[:, n:].T
+    return out
+
+
+def advanced(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
+    """Classic units plus the expert inputs of both sides: (N, 26) -> (N, 232) float32."""
+    return np.concatenate([classic(boards, checkers), both_sides(boards, checkers)], axis=1)
+
+
+CLASSIC_PLUS = {"classic": None, "advanced": both_sides}
+"""Encodings made of the classic units then more inputs, by name: the function of the more
+(None: nothing more). A network on them may sum its classic part from a table
+(``model.net.ValueNet.forward_boards``) and take the more from the function. (``expert``
+is one too but keeps the plain path, so that its shipped model's values stay as they are.)"""
 
 
 def plakoto(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
@@ -178,7 +208,8 @@ def nuclear(boards: np.ndarray, checkers: int = 15, bomb: np.ndarray | None = No
 
 def encoder(name: str):
     """The encoding function of a name; ValueError lists the valid ones."""
-    functions = {"classic": classic, "expert": expert, "plakoto": plakoto, "nuclear": nuclear}
+    functions = {"classic": classic, "expert": expert, "advanced": advanced,
+                 "plakoto": plakoto, "nuclear": nuclear}
     if name not in functions:
         raise ValueError(f"unknown encoding {name!r}; valid: {', '.join(ENCODINGS)}")
     return functions[name]
@@ -191,7 +222,7 @@ def width(name: str) -> int:
 
 def check_encoding(name: str, variant: str) -> None:
     """ValueError when an encoding cannot describe a variant's positions: Plakoto and
-    Nuclear need their own (pins, the bomb); the others take classic or expert."""
+    Nuclear need their own (pins, the bomb); the others take classic, expert or advanced."""
     need = VARIANT_ENCODINGS.get(variant)
     if need is not None and name != need:
         raise ValueError(f"the {variant} variant needs the {need!r} encoding "

@@ -20,7 +20,8 @@ class ValueNet(nn.Module):
 
     ``forward_boards`` evaluates raw classic-encoded boards without building the input
     array: the first layer's point units become a table of per-(point, count) rows summed
-    with ``embedding_bag``, which is several times faster for move selection.
+    with ``embedding_bag``, which is several times faster for move selection. Encodings
+    that add inputs after the classic units (``advanced``) take the same path.
     """
 
     def __init__(self, inputs: int, hidden: tuple[int, ...] = (80,), activation: str = "sigmoid"):
@@ -58,8 +59,11 @@ class ValueNet(nn.Module):
         return self._table
 
     @torch.no_grad()
-    def forward_boards(self, boards: np.ndarray, checkers: int = 15) -> torch.Tensor:
-        """Logits (N, 6) of boards (N, 26) int8 under the classic encoding, no gradients."""
+    def forward_boards(self, boards: np.ndarray, checkers: int = 15,
+                       more: np.ndarray | None = None) -> torch.Tensor:
+        """Logits (N, 6) of boards (N, 26) int8 under the classic encoding, no gradients;
+        under an encoding of the classic units then more (``model.encoding.CLASSIC_PLUS``),
+        ``more`` (N, F - 198) float32 holds the more."""
         first = self.layers[0]
         index = torch.from_numpy(boards[:, 1:25].astype(np.int64) + _OFFSETS)  # (N, 24)
         h = nn.functional.embedding_bag(index, self._first_layer_table(), mode="sum")
@@ -72,6 +76,8 @@ class ValueNet(nn.Module):
         extra[:, 3] = (checkers - opponent_on) / checkers
         w = first.weight.detach()
         h = h + torch.from_numpy(extra) @ w[:, 192:196].T + (first.bias.detach() + w[:, 196])
+        if more is not None:
+            h = h + torch.from_numpy(more) @ w[:, 198:].T
         x = self._act(h)
         for layer in self.layers[1:]:
             x = self._act(layer(x))
