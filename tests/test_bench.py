@@ -99,3 +99,25 @@ def test_movegen_benchmark_times_a_variant_against_the_standard_rules(capsys):
     result = json.loads(capsys.readouterr().out)
     ratios = [c["current_over_baseline"] for c in result["baseline"]["comparison"]]
     assert len(ratios) == 4 and all(r > 0 for r in ratios)
+
+
+# --encodings: two input encodings side by side in one process ------------------------------
+
+def test_training_benchmark_compares_two_encodings(capsys):
+    from train.bench import main
+    assert main(["--encodings", "classic,advanced", "--games", "8", "--hidden", "4",
+                 "--parallel", "8", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "round 1, classic" in out and "round 1, advanced" in out
+    lines = out.strip().splitlines()
+    assert lines[-1].startswith("positions/s advanced/classic")
+    median = lines[-2].split()
+    assert median[0] == "median" and float(median[3]) == pytest.approx(
+        float(median[2]) / float(median[1]), rel=1e-2)
+
+
+def test_training_benchmark_names_a_bad_encoding(capsys):
+    from train.bench import main
+    with pytest.raises(SystemExit):
+        main(["--encodings", "classic,onehot"])
+    assert "unknown encoding 'onehot'" in capsys.readouterr().err

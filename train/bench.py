@@ -6,8 +6,13 @@ git revision REV (``git archive REV``) in turns, each run a fresh ``python -m tr
 --json`` process, ``--rounds`` times (ABBA order), and prints every run's games/s, the median
 of each side and the median of the per-round ratios current/baseline.
 
+With ``--encodings A,B`` it instead trains a network of each input encoding (same hidden
+size) in turns in this one process, ``--rounds`` times (ABBA order), and prints every run's
+games/s, the median of each and the median of the per-round ratios B/A.
+
     python -m train.bench [--games 6000] [--hidden 80] [--parallel 512] [--threads 1]
-                          [--baseline REV] [--rounds 3]
+                          [--encoding classic] [--baseline REV | --encodings A,B]
+                          [--rounds 3]
 """
 
 from __future__ import annotations
@@ -73,9 +78,11 @@ def _patched(watch: Stopwatch):
         engine.game.legal_plays, NetEvaluator.__call__, Trainer._update = saved
 
 
-def measure(games: int, hidden: int, parallel: int, threads: int, seed: int = 1) -> dict:
+def measure(games: int, hidden: int, parallel: int, threads: int, seed: int = 1,
+            encoding: str = "classic") -> dict:
+    """One short training run of ``games`` self-play games: games/s and the time split."""
     config = Config().with_overrides(
-        model={"hidden": (hidden,)},
+        model={"hidden": (hidden,), "encoding": encoding},
         train={"games": games, "parallel_games": parallel, "threads": threads, "seed": seed,
                "device": "cpu"},
         eval={"every_games": 0}, run={"checkpoint_every_games": 0})
@@ -92,7 +99,7 @@ def measure(games: int, hidden: int, parallel: int, threads: int, seed: int = 1)
     return {"games": counters.games, "seconds": total, "games_per_s": counters.games / total,
             "positions_per_game": counters.positions / counters.games,
             "split": split, "hidden": hidden, "parallel_games": parallel, "threads": threads,
-            "save_seconds": save}
+            "encoding": encoding, "save_seconds": save}
 
 
 def _git(args: list[str], root: Path = REPO_ROOT) -> subprocess.CompletedProcess:
@@ -204,6 +211,58 @@ def compare_with(commit: str, games: int, hidden: int, parallel: int, threads: i
             "current_runs": runs["current"], "baseline_runs": runs["baseline"]}
 
 
+def compare_encodings(first: str, second: str, games: int, hidden: int, parallel: int,
+                      threads: int, rounds: int, report=print) -> dict:
+    """Training runs of the two encodings in turns (ABBA...) in this process, ``rounds``
+    runs each; the per-round ratios are second / first."""
+    runs = {first: [], second: []}
+    for r in range(rounds):
+        for encoding in ((first, second) if r % 2 == 0 else (second, first)):
+            result = measure(games, hidden, parallel, threads, encoding=encoding)
+            runs[encoding].append(result)
+            report(f"  round {r + 1}, {encoding:<9}: {result['games_per_s']:8.1f} games/s "
+                   f"({result['games']} games in {result['seconds']:.1f} s)")
+    rates = {e: [run["games_per_s"] for run in runs[e]] for e in runs}
+    ratios = [b / a for a, b in zip(rates[first], rates[second])]
+    position_ratios = [(b["games_per_s"] * b["positions_per_game"])
+                       / (a["games_per_s"] * a["positions_per_game"])
+                       for a, b in zip(runs[first], runs[second])]
+    return {"encodings": [first, second], "games": games, "hidden": hidden,
+            "parallel_games": parallel, "threads": threads, "rounds": rounds,
+            "games_per_s": rates, "median_games_per_s": {e: statistics.median(rates[e])
+                                                         for e in rates},
+            "round_ratios": ratios, "median_ratio": statistics.median(ratios),
+            "position_round_ratios": position_ratios,
+            "median_position_ratio": statistics.median(position_ratios), "runs": runs}
+
+
+def _main_encodings(args) -> int:
+    names = [name.strip() for name in args.encodings.split(",")]
+    first, second = names
+    if not args.json:
+        print(f"{args.games} self-play training games per run, {args.hidden} hidden units, "
+              f"{args.parallel} in lock-step, {args.threads} threads; the {first} and "
+              f"{second} encodings in turns, {args.rounds} rounds, one process", flush=True)
+    result = compare_encodings(first, second, args.games, args.hidden, args.parallel,
+                               args.threads, args.rounds,
+                               report=(lambda line: None) if args.json
+                               else (lambda line: print(line, flush=True)))
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return 0
+    rates = result["games_per_s"]
+    print(f"{'round':>6}{first + ' games/s':>20}{second + ' games/s':>20}"
+          f"{second + '/' + first:>20}")
+    for r, (a, b, q) in enumerate(zip(rates[first], rates[second], result["round_ratios"]), 1):
+        print(f"{r:>6}{a:>20.1f}{b:>20.1f}{q:>20.3f}")
+    medians = result["median_games_per_s"]
+    print(f"{'median':>6}{medians[first]:>20.1f}{medians[second]:>20.1f}"
+          f"{result['median_ratio']:>20.3f}   (median of the per-round ratios)")
+    print(f"positions/s {second}/{first}, median of the rounds: "
+          f"{result['median_position_ratio']:.3f}")
+    return 0
+
+
 def _main_baseline(args) -> int:
     with tempfile.TemporaryDirectory(prefix="train_bench_") as scratch:
         try:
@@ -249,23 +308,41 @@ def main(argv=None) -> int:
                         help="games played in lock-step (default 512)")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (default 1, as training's default)")
+    parser.add_argument("--encoding", default="classic",
+                        help="the network's input encoding (default classic)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--baseline", metavar="REV",
                         help="instead compare today's tree with this git revision (a commit, "
                              "tag or branch of this repository), fresh process per run")
+    parser.add_argument("--encodings", metavar="A,B",
+                        help="instead compare two input encodings at the same hidden size, "
+                             "in turns in this process (e.g. classic,advanced)")
     parser.add_argument("--rounds", type=int, default=3,
-                        help="with --baseline: runs of each side, taken in turns (default 3)")
+                        help="with --baseline or --encodings: runs of each side, taken in "
+                             "turns (default 3)")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    from model.encoding import ENCODINGS
+    names = [args.encoding] if args.encodings is None else args.encodings.split(",")
+    if args.encodings is not None and len(names) != 2:
+        parser.error("--encodings takes two names separated by a comma, e.g. classic,advanced")
+    for name in names:
+        if name.strip() not in ENCODINGS:
+            parser.error(f"unknown encoding {name.strip()!r}; valid: {', '.join(ENCODINGS)}")
+    if args.baseline is not None and args.encodings is not None:
+        parser.error("--baseline and --encodings are two different comparisons; pick one")
     if args.baseline is not None:
         return _main_baseline(args)
-    result = measure(args.games, args.hidden, args.parallel, args.threads)
+    if args.encodings is not None:
+        return _main_encodings(args)
+    result = measure(args.games, args.hidden, args.parallel, args.threads,
+                     encoding=args.encoding)
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
-    print(f"{result['games']} self-play training games, {args.hidden} hidden units, "
-          f"{args.parallel} in lock-step, {args.threads} threads")
+    print(f"{result['games']} self-play training games, {args.encoding} encoding, "
+          f"{args.hidden} hidden units, {args.parallel} in lock-step, {args.threads} threads")
     print(f"  {result['games_per_s']:.0f} games/s ({result['seconds']:.1f} s, "
           f"{result['positions_per_game']:.1f} positions per game)")
     for label in ("rules", "network", "update", "other"):
