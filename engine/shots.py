@@ -35,12 +35,13 @@ def cell_masks(cond: np.ndarray) -> np.ndarray:
 
 def board_masks(boards: np.ndarray, tests) -> np.ndarray:
     """Masks of cells 0..25 of boards (K, 26) int8 where each test (a ufunc and a number,
-    e.g. (np.less, 0)) holds: (len(tests), K) uint32, packed in one go."""
-    padded = np.empty((len(tests), len(boards), 32), dtype=bool)
-    padded[:, :, 26:] = False
-    for out, (test, value) in zip(padded, tests):
-        test(boards, value, out=out[:, :26])
-    return np.packbits(padded, bitorder="little").view("<u4").reshape(len(tests), -1)
+    false on an empty cell, e.g. (np.less, 0)) holds: (len(tests), K) uint32, in one pack."""
+    padded = np.zeros((len(boards), 32), dtype=np.int8)  # rows of 32 cells: 4 bytes packed
+    padded[:, :26] = boards
+    found = np.empty((len(tests), len(boards), 32), dtype=bool)
+    for out, (test, value) in zip(found, tests):
+        test(padded, value, out=out)
+    return np.packbits(found, bitorder="little").view("<u4").reshape(len(tests), -1)
 
 
 def _many(bits: np.ndarray) -> np.ndarray:
