@@ -29,7 +29,8 @@ class PubevalBot(Bot):
     score_label = "pubeval score"
 
     def __init__(self, checkers: int = 15):
-        from .pubeval import is_race, pubeval_policy, pubeval_scores
+        from engine.phase import is_race
+        from .pubeval import pubeval_policy, pubeval_scores
         self.checkers = checkers
         self._is_race, self._scores = is_race, pubeval_scores
         self._policy = pubeval_policy(checkers)

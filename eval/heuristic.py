@@ -28,9 +28,8 @@ The features, all computed with array operations over the K afterstates:
 - ``blot``, ``stack``, ``back``, ``pip``: small terms: any blot is a later risk, a tall
   stack wastes checkers, back checkers have far to go, a race lead helps.
 
-Opponent shots are found with 25-bit masks per afterstate (bit q = cell q: bit 0 the
-opponent's bar, bits 1..24 the points), so "an opponent checker q pips from a blot"
-is a shift and an AND over the whole batch, once per roll of the dice (21 rolls).
+Opponent shots are counted by ``engine.shots`` (25-bit masks per afterstate, one shift and
+AND over the whole batch per roll of the dice).
 """
 
 from __future__ import annotations
@@ -40,9 +39,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.movegen import Plays
+from engine.shots import cell_masks, opponent_shots, shot_masks, shot_rolls
 
 from .bot import Bot
-from .pubeval import is_race
+from engine.phase import is_race
 from .racer import race_scores, weighted_rows
 
 
@@ -82,122 +82,8 @@ class Weights:
 
 WEIGHTS = Weights()
 
-_FULL = np.uint32((1 << 25) - 1)  # bits 0..24: the opponent's bar and the 24 points
-_ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]  # the 21 distinct rolls
-_ROLL_WEIGHTS = [np.float32(1 if a == b else 2) for a, b in _ROLLS]  # of 36
 _BUILDER_TARGETS = (4, 5, 6, 7, 8)  # points worth making with builders
 _INDEX = np.arange(26, dtype=np.float32)
-# pips lost when a blot on the lowest hit cell is hit, indexed by the float32 exponent byte of
-# that cell's bit (2**q has exponent byte 127 + q; no hit, 0.0, has 0)
-_LOSS_BY_EXPONENT = np.zeros(256, dtype=np.float32)
-_LOSS_BY_EXPONENT[127:152] = 25 - np.arange(25)
-
-
-def _masks(cond: np.ndarray) -> np.ndarray:
-    """(K, 25) bool over cells 0..24 -> (K,) uint32 with bit q set where cond[:, q]."""
-    packed = np.packbits(cond, axis=1, bitorder="little")  # (K, 4) uint8, bits 25..31 zero
-    return np.ascontiguousarray(packed).view("<u4").ravel()
-
-
-def _shift(bits: np.ndarray, pips: int) -> np.ndarray:
-    """Opponent checkers in ``bits`` moved ``pips`` further (bearing off drops out)."""
-    return (bits << np.uint32(pips)) & _FULL
-
-
-def _bar_hits(d1: int, d2: int, src, open_, blot, on_bar):
-    """Hit masks for a mixed roll when the opponent has checkers on the bar (K' rows)."""
-    points = src & ~np.uint32(1)
-    b1, b2 = np.uint32(1 << d1), np.uint32(1 << d2)
-    in1, in2 = (open_ & b1) > 0, (open_ & b2) > 0  # may enter with d1, with d2
-    zero = np.uint32(0)
-    one = on_bar == 1  # one enters, the other die moves any checker; else only entering hits
-    hits1 = np.where(in1, (b1 | np.where(one, _shift(points | b1, d2), zero)) & blot, zero)
-    hits2 = np.where(in2, (b2 | np.where(one, _shift(points | b2, d1), zero)) & blot, zero)
-    return hits1 | hits2
-
-
-def _double_hits(d: int, src, open_, blot, on_bar):
-    """Hit masks for the double d-d when the opponent has checkers on the bar (K' rows).
-
-    Entering needs point d open; a bar checker may then take the steps its fellows leave
-    (5 - on_bar), the checkers on points 4 - on_bar.
-    """
-    points = src & ~np.uint32(1)
-    enter = (open_ & np.uint32(1 << d)) > 0
-    steps_points = np.where(enter, np.clip(4 - on_bar, 0, 4), 0)
-    steps_bar = np.clip(5 - on_bar, 1, 4)
-    hits = np.zeros_like(src)
-    from_points, from_bar = points, np.ones_like(src)
-    for step in range(1, 5):
-        from_points, from_bar = _shift(from_points, d), _shift(from_bar, d)
-        hits |= np.where(step <= steps_points, from_points, 0) & blot
-        hits |= np.where(step <= steps_bar, from_bar, 0) & blot
-        from_points &= open_
-        from_bar &= open_
-    return hits
-
-
-def _shots_of_masks(src, open_, blot, on_bar) -> tuple[np.ndarray, np.ndarray]:
-    """opponent_shots on masks, counted in rolls out of 36: src, open_, blot (K,) uint32,
-    on_bar (K,) int. Returns (hitting rolls, pips lost summed over them), (K,) float32.
-
-    Shifts stay inside 32 bits without masking: a mask ANDed with ``open_`` or ``blot`` has
-    bits 0..24 only, and one die moves it at most 6 further.
-    """
-    k = len(src)
-    barred = np.flatnonzero(on_bar > 0)  # few rows: their own (slower) rules
-    if len(barred):
-        bsrc, bopen, bblot, bbar = src[barred], open_[barred], blot[barred], on_bar[barred]
-    ahead = [None] + [src << np.uint32(d) for d in range(1, 7)]  # a checker moved by die d
-    landed = [None] + [m & open_ for m in ahead[1:]]  # ... where it may stop on the way
-    chance = np.zeros(k, dtype=np.float32)
-    lost = np.zeros(k, dtype=np.float32)
-    for (d1, d2), weight in zip(_ROLLS, _ROLL_WEIGHTS):
-        if d1 != d2:
-            hits = (ahead[d1] | ahead[d2] | (landed[d1] << np.uint32(d2))
-                    | (landed[d2] << np.uint32(d1))) & blot
-            if len(barred):
-                hits[barred] = _bar_hits(d1, d2, bsrc, bopen, bblot, bbar)
-        else:  # one checker walks up to four steps over open points
-            hits = ahead[d1] & blot
-            walk = landed[d1]
-            for _ in range(3):
-                walk = walk << np.uint32(d1)
-                hits |= walk & blot
-                walk &= open_
-            if len(barred):
-                hits[barred] = _double_hits(d1, bsrc, bopen, bblot, bbar)
-        # the lowest blot hit: the float32 exponent of its bit names it
-        lowest = (hits & (np.uint32(0) - hits)).astype(np.float32).view(np.int32) >> 23
-        chance += weight * (hits > 0)
-        lost += weight * _LOSS_BY_EXPONENT[lowest]
-    return chance, lost  # out of 36 rolls (whole numbers, exact in float32)
-
-
-def _board_masks(a: np.ndarray):
-    """(src, open, blot) uint32 masks and on_bar (K,) of afterstates a (K, 26) int8."""
-    cells = a[:, :25]
-    src = _masks(cells < 0)  # opponent checkers, bar (bit 0) included
-    open_ = _masks(cells < 2)  # where the opponent may land
-    blot = _masks(cells == 1)  # our blots (never on cell 0)
-    return src, open_, blot, -a[:, 0].astype(np.int64)
-
-
-def opponent_shots(afterstates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """How the opponent, on roll next, can hit our blots: (chance, expected pips lost), (K,).
-
-    Counted over the 36 rolls: a die hits from a checker that many pips behind a blot; both
-    dice (or a double's 2..4 steps) hit when the points touched on the way are open. The
-    opponent's bar checkers must come in first: with one on the bar, one die enters and the
-    other moves any checker; with two or more, only the entering checkers can hit; a closed
-    entry point blocks its die. Pips lost per roll are those of the blot nearest our home
-    (25 - point), the worst hit the opponent can choose. Checked against the engine's legal
-    plays (tests): no hit is missed; rarely (about one position in 300) a hit is counted that
-    the rule "use both dice when you can" forbids.
-    """
-    a = np.ascontiguousarray(afterstates, dtype=np.int8)  # (K, 26)
-    chance, lost = _shots_of_masks(*_board_masks(a))
-    return chance.astype(np.float64) / 36, lost.astype(np.float64) / 36
 
 
 def _longest_run(made: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -232,10 +118,10 @@ def contact_features(afterstates: np.ndarray) -> dict[str, np.ndarray]:
     opp = np.maximum(-cells, 0)  # (26, K) int8; cell 25 never holds theirs
     made = mine[1:25] >= 2  # (24, K) points 1..24
     opp_made = opp[1:25] >= 2  # (24, K)
-    src, open_, blot, on_bar = _board_masks(a)
-    chance, lost = _shots_of_masks(src, open_, blot, on_bar)
+    shots = shot_masks(a)
+    chance, lost = shot_rolls(shots)
     chance, lost = chance / np.float32(36), lost / np.float32(36)
-    run, trapped = _longest_run(_masks(a[:, :25] >= 2), src)  # cell 0 never holds ours
+    run, trapped = _longest_run(cell_masks(a[:, :25] >= 2), shots.src)  # cell 0: never ours
 
     # builders: spares (a blot, or checkers above two) on the six points above each target
     spare = np.zeros((26, k), dtype=np.int8)
@@ -268,7 +154,7 @@ def contact_features(afterstates: np.ndarray) -> dict[str, np.ndarray]:
         "made": made,  # (24, K) bool, valued through Weights.points
         "run": run,
         "trapped": trapped,
-        "opp_bar": on_bar.astype(np.float32),
+        "opp_bar": shots.on_bar.astype(np.float32),
         "home": made[:6].sum(axis=0, dtype=np.int8).astype(np.float32),
         "pip": pip,
         "builders": builders.astype(np.float32),

@@ -42,7 +42,7 @@ from engine.board import flip  # noqa: E402
 from engine.game import play, random_policy  # noqa: E402
 from engine.movegen import legal_plays  # noqa: E402
 from eval.gnubg_bot import gnubg_board  # noqa: E402
-from eval.pubeval import is_race  # noqa: E402
+from engine.phase import is_race  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "pubeval_reference.jsonl"
 # share of cases per kind; bear-offs are a kind of race, counted apart

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.movegen import Plays
+from engine.phase import is_race, race_of_cells
 from engine.policy import best_per_root
 from engine.rules import STANDARD
 
@@ -111,28 +112,6 @@ _BAR_W = (np.array([CONTACT_WEIGHTS[120], RACE_WEIGHTS[120]]) / 2.0).astype(np.f
 _OFF_W = (np.array([CONTACT_WEIGHTS[121], RACE_WEIGHTS[121]]) / 15.0).astype(np.float32)
 
 
-def is_race(boards: np.ndarray) -> np.ndarray:
-    """Whether each board is a race (no contact left) as gnubg classifies it: (N,) bool.
-
-    gnubg's ClassifyPosition calls a position contact when the two rearmost checkers
-    (bar counted as the back) have not passed each other, and a race, bear-off or finished
-    game otherwise; pubeval's "race" is everything up to CLASS_RACE. In our coordinates:
-    race when every mover checker sits on a lower point than every opponent checker, or
-    when either side has no checker left in play. Symmetric in the two sides, so it gives
-    the same answer for a board and its flip.
-    """
-    return _race_of_cells(np.ascontiguousarray(np.asarray(boards).T))
-
-
-def _race_of_cells(cells: np.ndarray) -> np.ndarray:
-    """is_race of boards given cell-major, (26, N), which reduces faster: (N,) bool."""
-    index = np.arange(26, dtype=np.int8)[:, None]  # int8 keeps the (26, N) temporaries small
-    mover_back = np.where(cells > 0, index, np.int8(-1)).max(axis=0)  # 25 = bar, -1 = none
-    opp_back = np.where(cells < 0, index, np.int8(26)).min(axis=0)  # 0 = bar, 26 = none
-    none_left = (mover_back < 0) | (opp_back > 25)
-    return none_left | (mover_back < opp_back)
-
-
 def pubeval_scores(afterstates: np.ndarray, checkers: int = 15,
                    race: np.ndarray | None = None) -> np.ndarray:
     """pubeval's score of each afterstate, for the side that just played: (K,) float64.
@@ -148,7 +127,7 @@ def pubeval_scores(afterstates: np.ndarray, checkers: int = 15,
     """
     cells = np.ascontiguousarray(np.asarray(afterstates, dtype=np.int8).T)  # (26, K)
     if race is None:
-        race = _race_of_cells(cells)
+        race = race_of_cells(cells)
     w = np.asarray(race, dtype=bool).astype(np.intp)  # (K,) 0 contact, 1 race
     row = w * (2 * _MAX + 1) + _MAX  # (K,) where count 0 sits in a slot's table
 

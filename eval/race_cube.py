@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.board import flip
 
-from .pubeval import is_race
+from engine.phase import is_race
 
 DOUBLE_WITHIN = 4.0  # pips: roller's adjusted count minus the opponent's, centred cube
 REDOUBLE_WITHIN = 3.0  # the same when the roller owns the cube

@@ -31,7 +31,7 @@ import numpy as np
 from engine.movegen import Plays
 
 from .bot import Bot
-from .pubeval import is_race
+from engine.phase import is_race
 
 W_OFF = 8.0  # pips per checker borne off: more than any shape term, so bearing off comes first
 W_CROSS = 1.0  # pips per quarter boundary still to cross

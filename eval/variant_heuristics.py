@@ -39,7 +39,7 @@ from engine.rules.plakoto import PIN
 
 from .heuristic import (WEIGHTS, HeuristicBot, Weights, _longest_run, contact_scores,
                         opponent_shots)
-from .pubeval import is_race
+from engine.phase import is_race
 from .racer import race_scores, weighted_rows
 
 # --- sudden death -----------------------------------------------------------------------------
