@@ -11,40 +11,75 @@ import numpy as np
 import torch
 
 from engine import outcomes
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.movegen import Plays, legal_plays
-from engine.outcomes import equity, flip_outcomes
+from engine.bearoff import with_exact_races
+from engine.movegen import Plays
+from engine.outcomes import equity
+from engine.phase import PHASES, classify
 from engine.policy import Bot, best_per_root
 from engine.rules import Rules, variant as get_variant
 
 from .bomb import BombInput, plain_boards
-from .encoding import encoder, fold_bomb
+from .encoding import CLASSIC_PLUS, encoder, fold_bomb
+from .lookahead import check_plies, evaluate_plays
 from .net import ValueNet
 
 
 class NetEvaluator:
-    """Six-outcome probabilities of boards (N, 26) from the player on roll, batched."""
+    """Six-outcome probabilities of boards (N, 26) from the player on roll, batched.
+
+    ``net`` values every position unless ``phases`` (phase name -> (network, encoding),
+    today only "race") gives its phase (``engine.phase.classify``) a network of its own;
+    races with every checker home come from the bear-off database."""
 
     def __init__(self, net: ValueNet, encoding: str = "classic",
-                 variant: str | Rules = "standard", device: str | torch.device = "cpu"):
+                 variant: str | Rules = "standard", device: str | torch.device = "cpu",
+                 phases: dict[str, tuple[ValueNet, str]] | None = None):
         self.net, self.encoding = net, encoding
         self.rules = get_variant(variant)
         self.checkers = self.rules.checkers
         self.device = torch.device(device)
-        self._encode = encoder(encoding)
+        self.phases = dict(phases or {})
 
-    @torch.no_grad()
     def __call__(self, boards: np.ndarray) -> np.ndarray:
-        """(N, 26) int8 -> (N, 6) float32 probabilities for the player on roll."""
+        """(N, 26) int8 -> (N, 6) float32 probabilities for the player on roll; races with
+        every checker home come from the bear-off database (``engine.bearoff``)."""
         if len(boards) == 0:
             return np.zeros((0, 6), dtype=np.float32)
-        if self.encoding == "classic" and self.device.type == "cpu":
-            logits = self.net.forward_boards(boards, self.checkers)
+        return with_exact_races(self.network, boards, self.rules)
+
+    def network(self, boards: np.ndarray) -> np.ndarray:
+        """The networks alone, each on its phase's boards: (N, 26) int8 -> (N, 6) float32
+        for the player on roll."""
+        if not self.phases:
+            return self._probabilities(self.net, self.encoding, boards)
+        phase = classify(boards)
+        out = np.empty((len(boards), 6), dtype=np.float32)
+        main = np.ones(len(boards), dtype=bool)
+        for name, (net, encoding) in self.phases.items():
+            rows = phase == PHASES.index(name)
+            main &= ~rows
+            if rows.any():
+                out[rows] = self._probabilities(net, encoding, boards[rows])
+        if main.any():
+            out[main] = self._probabilities(self.net, self.encoding, boards[main])
+        return out
+
+    @torch.no_grad()
+    def _probabilities(self, net: ValueNet, encoding: str, boards: np.ndarray) -> np.ndarray:
+        """One network on boards (N, 26) int8 -> (N, 6) float32."""
+        if encoding in CLASSIC_PLUS and self.device.type == "cpu":
+            more = CLASSIC_PLUS[encoding]
+            logits = net.forward_boards(boards, self.checkers,
+                                        None if more is None else more(boards, self.checkers))
         else:
-            x = torch.from_numpy(self._encode(boards, self.checkers)).to(self.device)
-            logits = self.net(x)
+            x = torch.from_numpy(encoder(encoding)(boards, self.checkers)).to(self.device)
+            logits = net(x)
         return torch.softmax(logits, dim=-1).float().cpu().numpy()
+
+    def invalidate(self) -> None:
+        """Forget the networks' cached tables (after their weights change)."""
+        for net in [self.net, *(n for n, _ in self.phases.values())]:
+            net.invalidate()
 
     def after_play(self, afterstates: np.ndarray) -> np.ndarray:
         """Probabilities (K, 6) for the player who just moved (``engine.outcomes``); a
@@ -58,50 +93,50 @@ class NetEvaluator:
 
 
 class NetPolicy(BombInput, Bot):
-    """Plays the afterstate with the highest cubeless equity (0-ply), or 2-ply lookahead."""
+    """Plays the afterstate with the highest cubeless equity, looking ``plies`` ahead as
+    GNU Backgammon counts them (``model.lookahead``): 0-ply = the network alone, 1-ply =
+    the opponent's 21 rolls, 2-ply = our 21 rolls after each of his replies too.
+
+    With look-ahead only the plays the move filter keeps are looked ahead; the others keep
+    their 0-ply value (``depths`` tells which) and are never chosen. One evaluation of a
+    batch of plays serves ``scores``, ``probabilities``, ``depths`` and ``choose`` alike."""
 
     name = "net"
     score_label = "equity"
 
     def __init__(self, evaluator: NetEvaluator, plies: int = 0):
-        self.evaluator, self.plies = evaluator, plies
+        self.evaluator, self.plies = evaluator, check_plies(plies)
+        self._last = None  # (plays, plies, probabilities, depths) of the last evaluation
+
+    def evaluate(self, plays: Plays) -> tuple[np.ndarray, np.ndarray]:
+        """(K, 6) outcome probabilities of each play for the player who made it, and
+        (K,) int8 the plies each was valued at; the last batch's are kept for its calls."""
+        last = self._last
+        if last is not None and last[0] is plays and last[1] == self.plies:
+            return last[2], last[3]
+        probs, depths = evaluate_plays(self.evaluator, self.afterstates(plays), plays.root,
+                                       _positions(plays), self.plies)
+        self._last = (plays, self.plies, probs, depths)
+        return probs, depths
 
     def probabilities(self, plays: Plays) -> np.ndarray:
         """(K, 6) outcome probabilities of each play for the player who made it."""
-        boards = self.afterstates(plays)
-        if self.plies == 0:
-            return self.evaluator.after_play(boards)
-        return two_ply(self.evaluator, boards)
+        return self.evaluate(plays)[0]
+
+    def depths(self, plays: Plays) -> np.ndarray:
+        """(K,) int8: the plies each play was valued at (0 for plays the filter left)."""
+        return self.evaluate(plays)[1]
 
     def scores(self, plays, boards, dice):
         return equity(self.probabilities(plays))
 
+    def choose(self, plays, boards, dice):
+        """(N,) the best play of each position among those looked ahead."""
+        probs, depths = self.evaluate(plays)
+        looked = np.where(depths == self.plies, equity(probs), -np.inf)
+        return best_per_root(looked, plays.root, len(boards))
 
 
-
-def two_ply(evaluator: NetEvaluator, afterstates: np.ndarray) -> np.ndarray:
-    """Probabilities (K, 6) for the mover of afterstates, looking one roll ahead.
-
-    A play that ends the game is valued by its result. Otherwise, for each of the
-    opponent's 21 rolls, the opponent picks its best reply at 0-ply (a reply that ends the
-    game is valued by its result, so it is final); the mover's probabilities are the
-    roll-weighted mean of the outcomes after those replies.
-    """
-    rules = evaluator.rules
-    probs = np.zeros((len(afterstates), 6), dtype=np.float32)
-    points = rules.end_of_game(afterstates)
-    over = points != 0
-    probs[over] = outcomes.certain(points[over])
-    going = np.flatnonzero(~over)
-    k = len(going)
-    if k == 0:
-        return probs
-    opponent = flip(afterstates[going])  # (k, 26) the opponent on roll
-    boards = np.repeat(opponent, len(ROLLS), axis=0)  # (k*21, 26)
-    dice = np.tile(ROLLS, (k, 1))
-    plays = legal_plays(boards, dice, rules)
-    replier = evaluator.after_play(plays.boards)  # (P, 6) for the opponent who replied
-    chosen = best_per_root(equity(replier), plays.root, len(boards))
-    per_roll = flip_outcomes(replier[chosen]).reshape(k, len(ROLLS), 6)
-    probs[going] = np.einsum("krs,r->ks", per_roll, ROLL_WEIGHTS)
-    return probs
+def _positions(plays: Plays) -> int:
+    """How many positions the plays come from (every one has a row)."""
+    return int(plays.root[-1]) + 1 if len(plays) else 0
