@@ -12,8 +12,9 @@ A bot file is an ``.npz`` archive (``numpy.savez``: a zip of ``.npy`` arrays) ho
 and the JSON metadata
 
     format      "gammon-bot"          what the file is
-    version     1                     the layout above; readers refuse other versions
-    encoding    "classic" | "expert" | "plakoto" | "nuclear"  the input encoder (``model.encoding``), F inputs
+    version     1, or 2 with phases   the layout; readers refuse versions they do not know
+    encoding    "classic" | "expert" | "advanced" | "plakoto" | "nuclear"
+                                      the input encoder (``model.encoding``), F inputs
     inputs      F
     hidden      [H1, ...]             hidden layer widths
     activation  "sigmoid" | "relu" | "tanh"   after every hidden layer
@@ -21,6 +22,10 @@ and the JSON metadata
     outputs     the six outcomes in order, for the player on roll: win_backgammon,
                 win_gammon, win_single, lose_single, lose_gammon, lose_backgammon
     source      the checkpoint it was exported from (informative)
+    phases      (version 2, optional) the networks of other game phases by name (today
+                "race", see ``engine.phase``), each {encoding, inputs, hidden, activation};
+                their arrays are named "race.layer0.weight", ...; the main network values
+                every position no other phase's network claims
 
 Everything loads with ``numpy.load(..., allow_pickle=False)``; reading needs NumPy only.
 """
@@ -36,13 +41,16 @@ from pathlib import Path
 
 import numpy as np
 
+from .encoding import WIDTHS  # inputs of each encoding
+
 FORMAT = "gammon-bot"
-VERSION = 1
+VERSION = 2
+READABLE = (1, 2)  # versions this gammon reads (1: one network, no phases)
+OTHER_PHASES = ("race",)  # phases that may have a network of their own
 META = "meta"
 OUTPUTS = ("win_backgammon", "win_gammon", "win_single", "lose_single", "lose_gammon",
            "lose_backgammon")
 ACTIVATIONS = ("sigmoid", "relu", "tanh")
-WIDTHS = {"classic": 198, "expert": 222, "plakoto": 246, "nuclear": 200}  # model.encoding.WIDTHS
 
 class BotFileError(ValueError):
     """A bot file that cannot be used; the message names the file and the reason."""
@@ -151,7 +159,9 @@ def write(path: str | Path, meta: dict, arrays: dict[str, np.ndarray]) -> int:
     ``meta`` gets ``format`` and ``version``; ``arrays`` are stored as float32.
     """
     path = Path(path)
-    meta = {"format": FORMAT, "version": VERSION, **meta, "outputs": list(OUTPUTS)}
+    # the lowest version that describes the file: one network stays readable by version 1
+    version = VERSION if meta.get("phases") else 1
+    meta = {"format": FORMAT, "version": version, **meta, "outputs": list(OUTPUTS)}
     check(meta, arrays, path)
     payload = {name: np.ascontiguousarray(a, dtype=np.float32) for name, a in arrays.items()}
     payload[META] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
@@ -217,9 +227,9 @@ def _read_archive(z: zipfile.ZipFile, path: Path) -> tuple[dict, dict[str, np.nd
     meta = parse_meta(_npy_data(z, entries[META]).tobytes(), path)
     if meta.get("format") != FORMAT:
         raise BotFileError(f"{path}: not a gammon bot file")
-    if meta.get("version") != VERSION:
+    if meta.get("version") not in READABLE:
         raise BotFileError(f"{path}: bot file format version {short(meta.get('version'))}, "
-                           f"this gammon reads version {VERSION}")
+                           f"this gammon reads versions {' and '.join(map(str, READABLE))}")
     _check_shapes(path, expected_shapes(meta, path), headers)
     arrays = {name: _npy_data(z, entries[name]) for name in headers}
     check(meta, arrays, path)
@@ -277,11 +287,50 @@ def expected_shapes(meta: dict, path) -> dict[str, tuple[int, ...]]:
     if "outputs" in meta and meta["outputs"] != list(OUTPUTS):
         raise BotFileError(f"{path}: outputs {short(meta['outputs'])} are not the six "
                            f"outcomes this gammon plays ({', '.join(OUTPUTS)})")
+    expected = _layer_shapes(meta["hidden"], sizes)
+    for phase in phase_names(meta, path):
+        sub = phase_meta(meta, phase)
+        sizes = network_sizes(sub, path, BotFileError, f"{phase} network's metadata")
+        if sub.get("inputs", sizes[0]) != sizes[0]:
+            raise BotFileError(f"{path}: the {phase} network's inputs do not match its "
+                               f"{sub['encoding']} encoding ({sizes[0]})")
+        expected.update({f"{phase}.{name}": shape
+                         for name, shape in _layer_shapes(sub["hidden"], sizes).items()})
+    return expected
+
+
+def _layer_shapes(hidden, sizes: list[int]) -> dict[str, tuple[int, ...]]:
+    """Array name -> shape of one network with layer sizes [inputs, hidden..., 6]."""
     expected = {}
-    for name, (fan_in, fan_out) in zip(layer_names(meta["hidden"]), zip(sizes[:-1], sizes[1:])):
+    for name, (fan_in, fan_out) in zip(layer_names(hidden), zip(sizes[:-1], sizes[1:])):
         expected[f"{name}.weight"] = (fan_out, fan_in)
         expected[f"{name}.bias"] = (fan_out,)
     return expected
+
+
+def phase_names(meta: dict, path) -> list[str]:
+    """The other phases a bot file has networks for (BotFileError for a bad entry)."""
+    phases = meta.get("phases", {})
+    if not isinstance(phases, dict):
+        raise BotFileError(f"{path}: its phases entry is not a table of networks")
+    for name, spec in phases.items():
+        if name not in OTHER_PHASES:
+            raise BotFileError(f"{path}: unknown phase {short(name)}; valid: "
+                               f"{', '.join(OTHER_PHASES)}")
+        if not isinstance(spec, dict):
+            raise BotFileError(f"{path}: the {name} network's metadata is not a table")
+    return list(phases)
+
+
+def phase_meta(meta: dict, phase: str) -> dict:
+    """The metadata of one phase's network, as a one-network file would have it."""
+    return {**meta["phases"][phase], "variant": meta["variant"]}
+
+
+def phase_arrays(arrays: dict[str, np.ndarray], phase: str) -> dict[str, np.ndarray]:
+    """The arrays of one phase's network, named as in a one-network file."""
+    prefix = f"{phase}."
+    return {name[len(prefix):]: a for name, a in arrays.items() if name.startswith(prefix)}
 
 
 def _check_shapes(path, expected: dict, found: dict) -> None:

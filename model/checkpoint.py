@@ -4,6 +4,11 @@ A checkpoint is a dict: ``format`` (name and version), ``model`` (encoding, hidd
 activation, variant), ``state_dict``, and for training runs ``config``, ``optimizer``,
 counters and the state of the running games. A model file is the same without training
 state, small enough to ship.
+
+Version 2 adds ``phases``: the networks of game phases other than the main one, by phase
+name (``engine.phase.PHASES``; today "race"), each ``{"model": ..., "state_dict": ...}``
+like the main network's. The main network values every position no other phase's network
+claims. A file with one network is still written as version 1, and read as before.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ from .encoding import width
 from .net import ValueNet
 
 FORMAT = "gammon-checkpoint"
-VERSION = 1
+VERSION = 2
+READABLE = (1, 2)  # versions this gammon reads
+OTHER_PHASES = ("race",)  # phases that may have a network of their own
 
 
 class CheckpointError(ValueError):
@@ -32,7 +39,9 @@ def save(path: str | Path, payload: dict) -> None:
     """Write ``payload`` to ``path`` atomically: a temporary file, then a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"format": FORMAT, "version": VERSION, **payload}
+    # the lowest version that describes the file: one network stays readable by version 1
+    version = VERSION if payload.get("phases") else 1
+    payload = {"format": FORMAT, "version": version, **payload}
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -48,8 +57,18 @@ def save(path: str | Path, payload: dict) -> None:
         raise
 
 
-def model_payload(net: ValueNet, encoding: str, variant: str) -> dict:
-    """The part of a checkpoint that describes and holds the network."""
+def model_payload(net: ValueNet, encoding: str, variant: str,
+                  phases: dict[str, tuple[ValueNet, str]] | None = None) -> dict:
+    """The part of a checkpoint that describes and holds the networks: the main one, and
+    ``phases`` (phase name -> (network, encoding)) when other phases have their own."""
+    payload = _net_entry(net, encoding, variant)
+    if phases:
+        payload["phases"] = {name: _net_entry(n, enc, variant)
+                             for name, (n, enc) in phases.items()}
+    return payload
+
+
+def _net_entry(net: ValueNet, encoding: str, variant: str) -> dict:
     return {"model": {"encoding": encoding, "hidden": list(net.hidden),
                       "activation": net.activation, "variant": variant},
             "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()}}
@@ -85,15 +104,36 @@ def load(path: str | Path) -> dict:
             from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a gammon checkpoint")
-    if payload.get("version") != VERSION:
+    if payload.get("version") not in READABLE:
         raise CheckpointError(f"{path}: checkpoint format version "
-                              f"{short(payload.get('version'))}, this gammon reads version "
-                              f"{VERSION}")
+                              f"{short(payload.get('version'))}, this gammon reads versions "
+                              f"{' and '.join(map(str, READABLE))}")
     for key in ("model", "state_dict"):
         if key not in payload:
             raise CheckpointError(f"{path}: checkpoint has no {key!r} entry")
     check_weights(payload["model"], payload["state_dict"], path)
+    _check_phases(payload, path)
     return payload
+
+
+def _check_phases(payload: dict, path) -> None:
+    """Refuse a ``phases`` entry that is not a table of known phases, each with a network
+    of the main one's variant whose weights fit it."""
+    phases = payload.get("phases")
+    if phases is None:
+        return
+    if not isinstance(phases, dict):
+        raise CheckpointError(f"{path}: its phases entry is {type(phases).__name__}, not a "
+                              "table of networks")
+    for name, entry in phases.items():
+        if name not in OTHER_PHASES:
+            raise CheckpointError(f"{path}: unknown phase {short(name)} in phases; valid: "
+                                  f"{', '.join(OTHER_PHASES)}")
+        if not isinstance(entry, dict) or "model" not in entry or "state_dict" not in entry:
+            raise CheckpointError(f"{path}: the {name} network has no model or state_dict")
+        check_weights(entry["model"], entry["state_dict"], path)
+        if entry["model"].get("variant") != payload["model"].get("variant"):
+            raise CheckpointError(f"{path}: its {name} network is for another variant")
 
 
 def _check_archive(path: Path) -> None:
@@ -148,7 +188,7 @@ def check_weights(spec, state_dict, path) -> None:
 
 
 def build_net(payload: dict, path: str | Path = "checkpoint") -> ValueNet:
-    """The network a checkpoint describes, with its weights loaded."""
+    """The (main) network a checkpoint describes, with its weights loaded."""
     spec = payload["model"]
     try:
         net = ValueNet(width(spec["encoding"]), tuple(spec["hidden"]), spec["activation"])
@@ -159,6 +199,14 @@ def build_net(payload: dict, path: str | Path = "checkpoint") -> ValueNet:
                               f"({reason[:200]})") from None
     net.eval()
     return net
+
+
+def build_phases(payload: dict, path: str | Path = "checkpoint") -> dict[str, tuple[ValueNet,
+                                                                                  str]]:
+    """The networks of the other phases a checkpoint holds: phase -> (network, encoding);
+    empty for a one-network file."""
+    return {name: (build_net(entry, path), entry["model"]["encoding"])
+            for name, entry in (payload.get("phases") or {}).items()}
 
 
 def check_compatible(payload: dict, path, encoding: str | None = None,

@@ -18,7 +18,7 @@ from engine.movegen import legal_plays
 from engine.sample import from_random_play
 
 from . import botfile
-from .checkpoint import CheckpointError, build_net, load
+from .checkpoint import CheckpointError, build_net, build_phases, load
 from .net import ValueNet
 from .numpy_net import load_bot_file
 from .policy import NetEvaluator
@@ -49,11 +49,19 @@ def net_arrays(net: ValueNet) -> dict[str, np.ndarray]:
 
 
 def export_net(net: ValueNet, encoding: str, variant: str, out: str | Path,
-               source: str = "") -> int:
-    """Write ``net`` as a bot file; returns its size in bytes."""
+               source: str = "", phases: dict[str, tuple[ValueNet, str]] | None = None) -> int:
+    """Write ``net`` (and the networks of other ``phases``: name -> (network, encoding)) as
+    a bot file; returns its size in bytes."""
     meta = {"encoding": encoding, "inputs": net.inputs, "hidden": list(net.hidden),
             "activation": net.activation, "variant": variant, "source": source}
-    return botfile.write(out, meta, net_arrays(net))
+    arrays = net_arrays(net)
+    if phases:
+        meta["phases"] = {name: {"encoding": enc, "inputs": n.inputs, "hidden": list(n.hidden),
+                                 "activation": n.activation}
+                          for name, (n, enc) in phases.items()}
+        for name, (n, _) in phases.items():
+            arrays.update({f"{name}.{k}": a for k, a in net_arrays(n).items()})
+    return botfile.write(out, meta, arrays)
 
 
 def export_checkpoint(checkpoint: str | Path, out: str | Path, check_games: int = 8,
@@ -73,12 +81,13 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, check_games: int 
     if out_path.exists() and out_path.resolve() == Path(checkpoint).resolve():
         raise botfile.BotFileError(f"{out}: the checkpoint being exported; writing the bot "
                                    "file there would replace it")
-    net = build_net(payload, checkpoint)
+    net, phases = build_net(payload, checkpoint), build_phases(payload, checkpoint)
     spec = payload["model"]
-    size = export_net(net, spec["encoding"], spec["variant"], out, Path(checkpoint).name)
+    size = export_net(net, spec["encoding"], spec["variant"], out, Path(checkpoint).name,
+                      phases)
     bot = load_bot_file(out)
     boards = sample_afterstates(check_games, seed, spec["variant"])
-    torch_probs = NetEvaluator(net, spec["encoding"], spec["variant"])(boards)
+    torch_probs = NetEvaluator(net, spec["encoding"], spec["variant"], phases=phases)(boards)
     numpy_probs = bot.evaluator(boards)
     diff = float(np.abs(torch_probs - numpy_probs).max()) if len(boards) else 0.0
     return ExportReport(Path(out), size, bot.evaluator.net.meta, len(boards), diff)

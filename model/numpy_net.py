@@ -23,6 +23,7 @@ import numpy as np
 from engine import outcomes
 from engine.bearoff import with_exact_races
 from engine.outcomes import equity
+from engine.phase import PHASES, classify
 from engine.policy import Bot
 from engine.rules import variant as get_variant
 
@@ -49,6 +50,10 @@ class NumpyNet:
         # 12 * 31 * 31 rows of H1 floats) and finite weights, before any table is built
         botfile.check(meta, arrays, source)
         self.meta = meta
+        # the networks of other phases (``engine.phase``), each a NumpyNet of its own
+        self.phases = {name: NumpyNet(botfile.phase_meta(meta, name),
+                                      botfile.phase_arrays(arrays, name), source)
+                       for name in botfile.phase_names(meta, source)}
         self.encoding, self.activation = meta["encoding"], meta["activation"]
         self.hidden = tuple(meta["hidden"])
         self.rules = get_variant(meta["variant"])
@@ -100,7 +105,24 @@ class NumpyNet:
         return h + extra @ self._extra + self._bias0
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
-        """(N, 26) -> (N, 6) float32 softmax probabilities for the player on roll."""
+        """(N, 26) -> (N, 6) float32 softmax probabilities for the player on roll, each
+        board from its phase's network."""
+        if not self.phases:
+            return self._softmax(boards)
+        phase = classify(boards)
+        out = np.empty((len(boards), 6), dtype=np.float32)
+        main = np.ones(len(boards), dtype=bool)
+        for name, net in self.phases.items():
+            rows = phase == PHASES.index(name)
+            main &= ~rows
+            if rows.any():
+                out[rows] = net.probabilities(boards[rows])
+        if main.any():
+            out[main] = self._softmax(boards[main])
+        return out
+
+    def _softmax(self, boards: np.ndarray) -> np.ndarray:
+        """This network alone: (N, 26) -> (N, 6) float32."""
         z = self.logits(boards)
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return (z / z.sum(axis=1, keepdims=True)).astype(np.float32)

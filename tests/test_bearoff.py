@@ -306,3 +306,18 @@ def test_the_evaluators_take_races_from_the_database(db, monkeypatch):
     np.testing.assert_allclose(p[1], [0, 0, 27 / 36, 9 / 36, 0, 0], atol=1e-6)
     np.testing.assert_allclose(p[0], network(start[None])[0], atol=1e-6)
     del torch
+
+
+def test_the_mean_rolls_agree_with_gnu_backgammons_table():
+    """GNU Backgammon's one-sided table (through gnubg-nn, stored to about 1e-5 per entry)
+    has the same mean number of rolls for every home board. (Its distributions differ
+    slightly where two plays have the same mean: each table picks its own.)"""
+    gnubg_nn = pytest.importorskip("gnubg_nn")
+    db = bearoff.database()
+    positions = bearoff.all_positions()
+    worst = 0.0
+    for i in range(1, SIZE):
+        theirs = np.array(gnubg_nn.bearoff_probabilities(tuple(int(c) for c in positions[i])))
+        mean = (np.arange(1, len(theirs) + 1) * theirs).sum()  # their entry 0 is one roll
+        worst = max(worst, abs(mean - db.mean[i]))
+    assert worst < 5e-4

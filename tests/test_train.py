@@ -147,3 +147,22 @@ def test_races_the_bear_off_database_settles_are_no_training_samples(tmp_path):
     samples = np.concatenate(trainer.pending_states)
     assert len(samples) == len(played) - all_home(played).sum()
     assert not all_home(samples).any()
+
+
+def test_one_ply_targets_are_the_mean_over_the_rolls_of_the_best_play(tmp_path):
+    """With train.one_ply_share = 1 every target is the position's 1-ply value: for each of
+    the 21 rolls the best play by the network (after_play), weighted by the roll's chance."""
+    from engine.dice import ROLL_WEIGHTS, ROLLS
+    from engine.movegen import legal_plays
+    from engine.outcomes import equity
+    trainer = Trainer(small(40, one_ply_share=1.0, update_every=10 ** 6), tmp_path)
+    trainer.run()
+    states = np.concatenate(trainer.pending_states)
+    targets = np.concatenate(trainer.pending_targets)
+    for i in np.random.default_rng(0).choice(len(states), 5, replace=False):
+        expected = np.zeros(6)
+        for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
+            plays = legal_plays(states[i:i + 1], np.array([[d1, d2]]))
+            probs = trainer.evaluator.after_play(plays.boards)
+            expected += weight * probs[np.argmax(equity(probs))]
+        np.testing.assert_allclose(targets[i], expected, atol=1e-5)

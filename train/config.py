@@ -31,11 +31,18 @@ class ConfigError(ValueError):
 class ModelConfig:
     encoding: str = "classic"
     """Input encoding: "classic" (TD-Gammon's 198 units), "expert" (plus 24 features),
-    "plakoto" (Plakoto's pins) or "nuclear" (the bomb)."""
+    "advanced" (plus 34 expert inputs, ``model.features``), "plakoto" (Plakoto's pins) or
+    "nuclear" (the bomb)."""
     hidden: tuple[int, ...] = (80,)
     """Hidden layer sizes: 1 to 16 layers, each 1..4096 units, at most 2**26 weights."""
     activation: str = "sigmoid"
     """Hidden activation: sigmoid, relu or tanh."""
+    race_hidden: tuple[int, ...] = ()
+    """Hidden layer sizes of a second network for races (positions without contact, see
+    engine.phase; the bear-off database values those with every checker home): empty for
+    one network valuing every position. Not for plakoto or nuclear."""
+    race_encoding: str = "classic"
+    """Input encoding of the race network (when race_hidden is given)."""
     init: str = ""
     """A model file (model.pt or checkpoint.pt, relative paths from the working directory)
     whose weights start the network instead of random ones: same hidden sizes and
@@ -69,6 +76,11 @@ class TrainConfig:
     """Passes over each round's positions: 1..1,000."""
     epsilon: float = 0.0
     """Share of plays chosen at random during self-play (exploration): 0..1."""
+    one_ply_share: float = 0.0
+    """Share of the self-play positions whose training target is their 1-ply value
+    instead of the lambda-return: the mean over the 21 rolls of the best play's value by
+    the current networks (exact where a play ends the game or reaches a race the bear-off
+    database settles). Each costs about 20 self-play positions; 0..1 (0: TD(lambda) only)."""
     variant: str = "standard"
     """Variant played: standard, nackgammon, hypergammon, longgammon, caucasian,
     suddendeath, nuclear or plakoto (Plakoto and Nuclear need their own encoding)."""
@@ -140,6 +152,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "train.update_every": (1, 1_000_000),
     "train.epochs": (1, 1000),
     "train.epsilon": (0.0, 1.0),
+    "train.one_ply_share": (0.0, 1.0),
     "train.seed": (0, 2**63 - 1),
     "train.threads": (1, 256),
     "eval.every_games": (0, 10**12 - 1),
@@ -195,6 +208,8 @@ def _check_type(key: str, value, kind):
         if not isinstance(value, (list, tuple)) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in value):
             raise ConfigError(f"{key}: expected a list of whole numbers, got {_short(value)}")
+        if not value and key == "model.race_hidden":
+            return ()  # no race network
         if not value or min(value) < 1:
             raise ConfigError(f"{key}: expected positive sizes, got {_short(value)}")
         if len(value) > MAX_LAYERS or max(value) > MAX_WIDTH:
@@ -231,12 +246,17 @@ def _section(cls, values: dict, prefix: str):
 
 
 _CHOICES = {
-    "model.encoding": ("classic", "expert", "plakoto", "nuclear"),
+    "model.encoding": ("classic", "expert", "advanced", "plakoto", "nuclear"),
     "model.activation": ("sigmoid", "relu", "tanh"),
     "train.variant": ("standard", "nackgammon", "hypergammon", "longgammon", "caucasian",
                       "suddendeath", "nuclear", "plakoto"),
     "train.device": ("auto", "cpu", "cuda"),
 }
+
+
+# a race network takes the encodings of the variants without state of their own
+_CHOICES["model.race_encoding"] = tuple(e for e in _CHOICES["model.encoding"]
+                                        if e not in ("plakoto", "nuclear"))
 
 
 def _validate(prefix: str, section):
@@ -248,16 +268,39 @@ def _validate(prefix: str, section):
         if key in RANGES:
             check_range(key, value)
     if prefix == "model":
-        sizes = [_INPUTS[section.encoding], *section.hidden, 6]
-        weights = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
-        if weights > MAX_PARAMETERS:
-            raise ConfigError(f"model.hidden: {list(section.hidden)} makes {weights:,} "
-                              f"weights, more than {MAX_PARAMETERS:,}")
+        for key, encoding, hidden in (("hidden", section.encoding, section.hidden),
+                                      ("race_hidden", section.race_encoding,
+                                       section.race_hidden)):
+            sizes = [_INPUTS[encoding], *hidden, 6]
+            weights = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+            if weights > MAX_PARAMETERS:
+                raise ConfigError(f"model.{key}: {list(hidden)} makes {weights:,} "
+                                  f"weights, more than {MAX_PARAMETERS:,}")
     if prefix == "run" and not section.out.strip():
         raise ConfigError("run.out: the run directory must not be empty")
     if prefix == "run" and "\0" in section.out:
         raise ConfigError("run.out: the run directory's name holds a NUL character")
     return section
+
+
+def check_variant(config: Config) -> None:
+    """ConfigError when the networks' encodings cannot describe the variant's positions
+    (``model.encoding.check_encoding``), or a race network is asked of a variant whose
+    races are not the standard ones (Plakoto's pins, Nuclear's bomb)."""
+    from model.encoding import VARIANT_ENCODINGS, check_encoding
+    variant, m = config.train.variant, config.model
+    try:
+        check_encoding(m.encoding, variant)
+    except ValueError as e:
+        raise ConfigError(f"model.encoding: {e}") from None
+    if m.race_hidden:
+        if variant in VARIANT_ENCODINGS:
+            raise ConfigError(f"model.race_hidden: {variant} has no race network (its races "
+                              "are not decided by the dice alone); leave it empty")
+        try:
+            check_encoding(m.race_encoding, variant)
+        except ValueError as e:
+            raise ConfigError(f"model.race_encoding: {e}") from None
 
 
 def from_dict(data: dict) -> Config:

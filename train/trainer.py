@@ -22,13 +22,17 @@ import numpy as np
 import torch
 
 from engine.bearoff import settled
+from engine.board import flip
+from engine.outcomes import flip_outcomes
+from engine.phase import PHASES, classify
 from engine.rules import variant as get_variant
 from model import checkpoint as ckpt
 from model.encoding import encoder, width
+from model.lookahead import look_ahead
 from model.net import ValueNet
 from model.policy import NetEvaluator, NetPolicy
 
-from .config import Config, ConfigError, from_dict
+from .config import Config, ConfigError, check_variant, from_dict
 from .selfplay import SelfPlay
 from .td import lambda_returns
 
@@ -79,8 +83,8 @@ def evaluate_vs_pubeval(bot, games: int, seed: int, variant: str) -> dict:
 
 
 # the leading input units two encodings share (the classic 198), by pair of names
-_SHARED_UNITS = {("classic", "nuclear"): 198, ("nuclear", "classic"): 198,
-                 ("classic", "expert"): 198, ("expert", "classic"): 198}
+_CLASSIC_FIRST = ("classic", "expert", "advanced", "nuclear")  # the classic 198 units first
+_SHARED_UNITS = {(a, b): 198 for a in _CLASSIC_FIRST for b in _CLASSIC_FIRST if a != b}
 
 
 def start_from(net: ValueNet, path: str, encoding: str) -> None:
@@ -125,18 +129,27 @@ class Trainer:
         self.device = pick_device(t.device)
         self.checkers = get_variant(t.variant).checkers
         m = config.model
+        check_variant(config)
         self.net = ValueNet(width(m.encoding), m.hidden, m.activation)
         if m.init and resume is None:
             start_from(self.net, m.init, m.encoding)
         self.net = self.net.to(self.device)
-        self.encode = encoder(m.encoding)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=t.learning_rate)
+        # the networks of other phases: phase -> (network, encoding); the main one takes
+        # every position none of them claims (``engine.phase``)
+        self.phases = {}
+        if m.race_hidden:
+            race = ValueNet(width(m.race_encoding), m.race_hidden, m.activation)
+            self.phases["race"] = (race.to(self.device), m.race_encoding)
+        parameters = [*self.net.parameters(),
+                      *(p for net, _ in self.phases.values() for p in net.parameters())]
+        self.optimizer = torch.optim.Adam(parameters, lr=t.learning_rate)
         # separate generators: the dice of self-play, and the order of the minibatches
         dice_seed, order_seed = np.random.SeedSequence(t.seed).spawn(2)
         self.rng = np.random.default_rng(order_seed)
         self.selfplay = SelfPlay(t.parallel_games, np.random.default_rng(dice_seed), t.variant,
                                  t.epsilon)
-        self.evaluator = NetEvaluator(self.net, m.encoding, t.variant, self.device)
+        self.evaluator = NetEvaluator(self.net, m.encoding, t.variant, self.device,
+                                      self.phases)
         self.counters = Counters(next_eval=config.eval.every_games,
                                  next_checkpoint=config.run.checkpoint_every_games)
         self.pending_states: list[np.ndarray] = []
@@ -167,12 +180,28 @@ class Trainer:
         targets = lambda_returns(finished.values, finished.outcomes, finished.lengths, t.lam,
                                  exact)
         valid &= ~exact
+        if t.one_ply_share > 0:
+            self._one_ply_targets(finished.states, targets, valid)
         self.pending_states.append(finished.states[valid])
         self.pending_targets.append(targets[valid].astype(np.float32))
         self.counters.games += len(finished.lengths)
         self.counters.positions += int(finished.lengths.sum())
         self.recent["points"].extend(finished.points.tolist())
         self.recent["plies"].extend(finished.plies.tolist())
+
+    def _one_ply_targets(self, states: np.ndarray, targets: np.ndarray,
+                         valid: np.ndarray) -> None:
+        """Replace the targets (M, T, 6) of a share (``train.one_ply_share``) of the valid
+        states (M, T, 26) by their 1-ply value for the player on roll: each state seen as
+        the afterstate of the other player, looked ahead one roll (``model.lookahead``),
+        and its outcomes turned back."""
+        rows = np.argwhere(valid)  # (n, 2) game, ply
+        pick = rows[self.rng.random(len(rows)) < self.config.train.one_ply_share]
+        if len(pick) == 0:
+            return
+        boards = states[pick[:, 0], pick[:, 1]]  # (k, 26) player on roll
+        seen_by_other = look_ahead(self.evaluator, flip(boards), 1)  # (k, 6) other's view
+        targets[pick[:, 0], pick[:, 1]] = flip_outcomes(seen_by_other)
 
     def _pending(self) -> int:
         return sum(len(s) for s in self.pending_states)
@@ -192,24 +221,52 @@ class Trainer:
         states = np.concatenate(self.pending_states)
         targets = torch.from_numpy(np.concatenate(self.pending_targets)).to(self.device)
         self.pending_states, self.pending_targets = [], []
-        x = torch.from_numpy(self.encode(states, self.checkers)).to(self.device)
+        nets = self._inputs(states)
         losses = []
-        self.net.train()
+        for net, _, _ in nets:
+            net.train()
         for _ in range(t.epochs):
-            order = torch.from_numpy(self.rng.permutation(len(states))).to(self.device)
+            order = self.rng.permutation(len(states))
             for start in range(0, len(states), t.batch_size):
                 batch = order[start:start + t.batch_size]
-                logits = self.net(x[batch])
-                # cross-entropy against soft targets (lambda-returns are mixtures)
-                loss = -(targets[batch] * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
+                # cross-entropy against soft targets (lambda-returns are mixtures), each
+                # position through its phase's network
+                loss = 0.0
+                for net, x, row in nets:
+                    mine = batch[row[batch] >= 0]
+                    if len(mine):
+                        logits = net(x[torch.from_numpy(row[mine]).to(self.device)])
+                        rows = torch.from_numpy(mine).to(self.device)
+                        loss = loss - (targets[rows] * torch.log_softmax(logits, dim=-1)).sum()
+                loss = loss / len(batch)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 self.optimizer.step()
                 losses.append(loss.item())
                 self.counters.updates += 1
-        self.net.eval()
-        self.net.invalidate()
+        for net, _, _ in nets:
+            net.eval()
+        self.evaluator.invalidate()
         return float(np.mean(losses))
+
+    def _inputs(self, states: np.ndarray) -> list[tuple[ValueNet, torch.Tensor, np.ndarray]]:
+        """Per network: (network, its encoded positions (n, F), row (N,): each state's row
+        in them, -1 for another network's); states (N, 26) int8."""
+        phase = classify(states) if self.phases else np.zeros(len(states), dtype=np.int8)
+        mine = np.ones(len(states), dtype=bool)
+        out = []
+        for name, (net, encoding) in self.phases.items():
+            take = phase == PHASES.index(name)
+            mine &= ~take
+            out.append((net, encoding, take))
+        out.insert(0, (self.net, self.config.model.encoding, mine))
+        inputs = []
+        for net, encoding, take in out:
+            row = np.full(len(states), -1, dtype=np.int64)
+            row[take] = np.arange(int(take.sum()))
+            x = torch.from_numpy(encoder(encoding)(states[take], self.checkers))
+            inputs.append((net, x.to(self.device), row))
+        return inputs
 
     # --- the run ---------------------------------------------------------------------------
 
@@ -320,7 +377,7 @@ class Trainer:
     def _evaluate(self, writer, progress) -> dict:
         cfg, c = self.config, self.counters
         bot = NetPolicy(NetEvaluator(self.net, cfg.model.encoding, cfg.train.variant,
-                                     self.device))
+                                     self.device, self.phases))
         result = evaluate_vs_pubeval(bot, cfg.eval.games, cfg.train.seed + 7919 * c.games + 1,
                                      cfg.train.variant)
         result["games_trained"] = c.games
@@ -363,7 +420,8 @@ class Trainer:
     def save(self) -> None:
         """Write the run checkpoint (for --resume) and the small model file (for play)."""
         cfg = self.config
-        model = ckpt.model_payload(self.net, cfg.model.encoding, cfg.train.variant)
+        model = ckpt.model_payload(self.net, cfg.model.encoding, cfg.train.variant,
+                                   self.phases)
         state = {
             **model,
             "config": cfg.to_dict(),
@@ -396,6 +454,9 @@ class Trainer:
 
         steps = [
             ("state_dict", lambda: self.net.load_state_dict(payload["state_dict"])),
+            *((f"phases.{name}", lambda name=name, net=net: net.load_state_dict(
+                payload["phases"][name]["state_dict"])) for name, (net, _) in
+              self.phases.items()),
             ("optimizer", lambda: self._load_optimizer(payload["optimizer"])),
             ("counters", lambda: setattr(self, "counters",
                                          Counters(**json.loads(payload["counters"])))),
@@ -415,7 +476,7 @@ class Trainer:
                     IndexError, OverflowError, RecursionError) as e:
                 raise ckpt.CheckpointError(f"{self.source}: damaged training state: {part} "
                                            f"({_reason(e)})") from None
-        self.net.invalidate()
+        self.evaluator.invalidate()
 
     def _load_optimizer(self, state: dict) -> None:
         """Adam's state, refused unless every moment matches its parameter and is finite."""

@@ -60,7 +60,7 @@ def add_parser(sub) -> None:
 
 def _load(args):
     from model.checkpoint import CheckpointError
-    from train.config import Config, ConfigError, RANGES, describe_range, load
+    from train.config import Config, ConfigError, RANGES, check_variant, describe_range, load
     from train.trainer import resume_payload
     for flag, key, value in (("--seed", "train.seed", args.seed),
                              ("--games", "train.games", args.games)):
@@ -93,11 +93,7 @@ def _load(args):
         config = config.with_overrides(train={"games": args.games, "device": args.device,
                                               "seed": args.seed, "variant": variant},
                                        run={"out": args.out}, model=model)
-        from model.encoding import check_encoding
-        try:
-            check_encoding(config.model.encoding, config.train.variant)
-        except ValueError as e:
-            raise ConfigError(f"model.encoding: {e}") from None
+        check_variant(config)
     except (ConfigError, CheckpointError) as e:
         raise UsageError(str(e)) from None
     return config, payload
