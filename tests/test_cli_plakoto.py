@@ -3,28 +3,9 @@ takes a position, 'wins N' for plays that end the game, pins drawn, bad text ref
 
 from __future__ import annotations
 
-import contextlib
-import io
-import sys
-from types import SimpleNamespace
-
 import pytest
 
-from gammon.cli import main
-
-
-def gammon(*args, stdin=None):
-    """Run ``gammon ARGS`` in this process (quicker than a subprocess): its exit code and
-    what it wrote, as ``subprocess.run`` would give them."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdin
-    sys.stdin = io.StringIO(stdin or "")
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main([str(a) for a in args])
-    finally:
-        sys.stdin = saved
-    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+from inprocess import gammon
 
 START = "plakoto:-15," + "0," * 22 + "15"
 # our 2-point checker bears off the last one: the opponent has borne off none -> 2 points

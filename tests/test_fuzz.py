@@ -14,8 +14,6 @@ handful of subprocess runs feed raw bytes (invalid UTF-8, NUL) to the stdin stre
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import subprocess
 import sys
@@ -23,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from gammon.cli import main
+from inprocess import gammon
 
 START = "4HPwATDgc/ABMA"
 RACE = "eO85AAD4vg8AAA"
@@ -56,18 +54,8 @@ def _in_a_scratch_directory(tmp_path, monkeypatch):
 def cli(args: list[str], stdin: str = "") -> tuple[int, str, str]:
     """Run ``gammon ARGS`` in-process: (exit code, stdout, stderr)."""
     COUNT["inputs"] += 1
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdin
-    sys.stdin = io.StringIO(stdin)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(list(args))
-            except SystemExit as e:  # only --help may exit
-                code = e.code if isinstance(e.code, int) else 0
-    finally:
-        sys.stdin = saved
-    return code, out.getvalue(), err.getvalue()
+    r = gammon(*args, stdin=stdin)
+    return r.returncode, r.stdout, r.stderr
 
 
 def check(args: list[str], stdin: str = "") -> tuple[int, str, str]:

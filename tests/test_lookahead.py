@@ -4,32 +4,16 @@ a subprocess each would cost seconds)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import sys
-from types import SimpleNamespace
 
 import pytest
 
-from gammon.cli import main
+from inprocess import gammon
 from model import checkpoint as ckpt
 from model.net import ValueNet
 
 START = "4HPwATDgc/ABMA"
 
-
-def gammon(*args, stdin=None):
-    """Run ``gammon ARGS`` in this process: its exit code and what it wrote."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdin
-    sys.stdin = io.StringIO(stdin or "")
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main([str(a) for a in args])
-    finally:
-        sys.stdin = saved
-    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 @pytest.fixture(scope="module")
