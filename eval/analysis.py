@@ -17,8 +17,12 @@ from model.cube import (ACTIONS, EFFICIENCY, RESPONSES, cube_equities, decide_fr
 
 
 def analyze_cube(evaluate, boards: np.ndarray, efficiency: float = EFFICIENCY,
-                 jacoby: bool = False, beavers: bool = True, owner: int = 0) -> list[dict]:
+                 jacoby: bool = False, beavers: bool = True, owner: int = 0,
+                 plies: int = 0) -> list[dict]:
     """The money cube analysis of positions before the roll, boards (N, 26): one dict each.
+
+    ``plies`` > 0 (a network's evaluator only) values the cube that many plies ahead
+    (``model.cube_lookahead``); the probabilities, take point and chances stay 0-ply.
 
     Keys: ``probabilities`` (gnubg's five, for the player on roll), ``cubeless_equity``,
     ``cubeful`` (``no_double``, ``double_take``, ``double_pass``: the doubler's equities per
@@ -27,7 +31,11 @@ def analyze_cube(evaluate, boards: np.ndarray, efficiency: float = EFFICIENCY,
     to take) and ``taker_chances`` (his chances here).
     """
     probs = np.asarray(evaluate(boards), dtype=np.float64)  # (N, 6|5)
-    eq = cube_equities(probs, owner, efficiency, jacoby)
+    if plies:
+        from model.cube_lookahead import cube_equities_ahead
+        eq = cube_equities_ahead(evaluate, boards, plies, efficiency, jacoby, beavers, owner)
+    else:
+        eq = cube_equities(probs, owner, efficiency, jacoby)
     decision = decide_from(eq, beavers)
     p5 = five(probs)
     tp = take_point(probs, efficiency)
@@ -43,6 +51,7 @@ def analyze_cube(evaluate, boards: np.ndarray, efficiency: float = EFFICIENCY,
         "cubeful_equity": float(decision.equity[i]),
         "take_point": float(tp[i]),
         "taker_chances": float(1 - p5[i, 0]),
+        "cube_plies": plies,
     } for i in range(len(boards))]
 
 

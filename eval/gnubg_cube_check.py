@@ -402,12 +402,13 @@ def bot_analysis(name: str, posids: list[str], seed: int | None = None) -> list[
     args = SimpleNamespace(bot=name, seed=seed, variant="standard", efficiency=None,
                            jacoby=False, beavers=False, no_beavers=False)
     try:
-        _, evaluate, efficiency = cube_model(args)
+        bot, evaluate, efficiency = cube_model(args)
     except ValueError as e:  # gammon's UsageError, bad checkpoints
         raise UsageError(f"bot {name!r}: {_first_line(e)}") from None
     _, jacoby, beavers = cube_settings(args)
     boards = np.stack([decode(p) for p in posids])  # (N, 26) int8
-    return analyze_cube(evaluate, boards, efficiency, jacoby, beavers)
+    return analyze_cube(evaluate, boards, efficiency, jacoby, beavers,
+                        plies=getattr(bot, "plies", 0))
 
 
 def bot_decisions(analysis: list[dict]) -> Decisions:

@@ -40,8 +40,10 @@ GNU Backgammon counts them: 0-ply = the network alone, 1-ply = looks at the oppo
 rolls (his best reply to each), 2-ply = also at our 21 rolls after each of his replies.
 Only the plays the move filter keeps (the best {FILTER_PLAYS}, within {FILTER_EQUITY} equity of the
 best at 0-ply) are looked ahead and come first; the rest follow with their 0-ply values,
-as the ply column says, and the loss is against the best play looked ahead. The position
-itself (probabilities, cube action) is valued at 0-ply.
+as the ply column says, and the loss is against the best play looked ahead. The cube
+action is played N plies ahead too (each side doubling, taking or passing at every turn of
+the look-ahead, as GNU Backgammon's cubeful evaluation does; see `gammon cube --help`); the
+probabilities and the take point stay 0-ply.
 
 The bot must estimate probabilities: net:PATH (net: alone for the shipped
 checkpoints/default.pt, the default) or gnubg.
@@ -162,7 +164,8 @@ def run(args) -> int:
         raise UsageError("--cubeful ranks the plays of --dice: give --dice D1 D2")
     efficiency, jacoby, beavers = cube_settings(args)
     bot, evaluate, efficiency = cube_model(args)
-    result = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers)[0]
+    result = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers,
+                          plies=getattr(bot, "plies", 0))[0]
     out = {"posid": posid.strip(), "bot": bot_name(args), "efficiency": efficiency,
            "jacoby": jacoby, "beavers": beavers, **result}
     if dice:
@@ -215,7 +218,8 @@ def report(a: dict) -> str:
         f"{'opponent':12}{1 - p['win']:8.1%}{p['lose_gammon']:9.1%}{p['lose_backgammon']:8.1%}",
         "",
         f"{'cubeless equity':24}{a['cubeless_equity']:+.4f}",
-        "cubeful equities (per cube):",
+        "cubeful equities (per cube" + (f", {a['cube_plies']}-ply" if a.get("cube_plies")
+                                          else "") + "):",
         f"{'  no double':24}{c['no_double']:+.4f}",
         f"{'  double, take':24}{c['double_take']:+.4f}",
         f"{'  double, pass':24}{c['double_pass']:+.4f}",
