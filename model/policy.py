@@ -110,9 +110,11 @@ class NetPolicy(BombInput, Bot):
 
     def evaluate(self, plays: Plays) -> tuple[np.ndarray, np.ndarray]:
         """(K, 6) outcome probabilities of each play for the player who made it, and
-        (K,) int8 the plies each was valued at; the last batch's are kept for its calls."""
+        (K,) int8 the plies each was valued at; the last batch's are kept for its calls
+        (not when the game loop has told a new bomb since: Nuclear's afterstates change)."""
         last = self._last
-        if last is not None and last[0] is plays and last[1] == self.plies:
+        told = getattr(self, "_bomb", None) is not None
+        if last is not None and last[0] is plays and last[1] == self.plies and not told:
             return last[2], last[3]
         probs, depths = evaluate_plays(self.evaluator, self.afterstates(plays), plays.root,
                                        _positions(plays), self.plies)
