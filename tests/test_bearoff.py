@@ -5,7 +5,6 @@ values."""
 from __future__ import annotations
 
 import itertools
-import os
 from functools import lru_cache
 from math import comb
 
@@ -140,9 +139,10 @@ def _reference(max_checkers: int):
 
 @pytest.fixture(scope="module")
 def table():
-    """The database as built (not read from any cache)."""
-    rolls, first = bearoff.build()
-    return rolls, first
+    """The database the engine uses (built once per machine and cached: tests/conftest.py
+    loads it first), its two arrays as float64."""
+    db = bearoff.database()
+    return db.rolls.astype(np.float64), db.first.astype(np.float64)
 
 
 def test_the_table_matches_brute_force_on_every_board_of_up_to_four_checkers(table):
@@ -151,9 +151,9 @@ def test_the_table_matches_brute_force_on_every_board_of_up_to_four_checkers(tab
     assert len(reference) == comb(10, 6)  # 210 boards
     for counts, ((mean, dist), (_, first_dist)) in reference.items():
         i = int(index(np.array([counts]))[0])
-        assert rolls[i] @ np.arange(LONGEST) == pytest.approx(mean, abs=1e-9), counts
-        np.testing.assert_allclose(rolls[i], dist, atol=1e-12, err_msg=str(counts))
-        np.testing.assert_allclose(first[i], first_dist, atol=1e-12, err_msg=str(counts))
+        assert rolls[i] @ np.arange(LONGEST) == pytest.approx(mean, abs=1e-5), counts
+        np.testing.assert_allclose(rolls[i], dist, atol=1e-6, err_msg=str(counts))  # float32
+        np.testing.assert_allclose(first[i], first_dist, atol=1e-6, err_msg=str(counts))
 
 
 def test_known_values(table):
@@ -171,8 +171,8 @@ def test_known_values(table):
     fifteen = index(np.array([[0, 0, 0, 0, 0, 15]]))[0]
     assert mean.argmax() == fifteen and 11.5 < mean[fifteen] < 13
     assert first[fifteen, 1] == pytest.approx(17 / 36)
-    np.testing.assert_allclose(rolls.sum(axis=1), 1, atol=1e-9)
-    np.testing.assert_allclose(first.sum(axis=1), 1, atol=1e-9)
+    np.testing.assert_allclose(rolls.sum(axis=1), 1, atol=1e-5)
+    np.testing.assert_allclose(first.sum(axis=1), 1, atol=1e-5)
     assert rolls[:, -1].max() < 1e-20  # nothing is lost to the 32-roll cut
 
 
@@ -321,3 +321,11 @@ def test_the_mean_rolls_agree_with_gnu_backgammons_table():
         mean = (np.arange(1, len(theirs) + 1) * theirs).sum()  # their entry 0 is one roll
         worst = max(worst, abs(mean - db.mean[i]))
     assert worst < 5e-4
+
+
+@pytest.mark.slow
+def test_a_fresh_build_is_the_cached_table(table):
+    """build() itself, not the cache (about 15 s): the same numbers as the table in use."""
+    rolls, first = bearoff.build()
+    np.testing.assert_allclose(rolls, table[0], atol=1e-6)
+    np.testing.assert_allclose(first, table[1], atol=1e-6)

@@ -1,17 +1,19 @@
-"""Subprocess smoke tests of the `gammon` command."""
+"""Smoke tests of the `gammon` command (in process; the streaming batch test in a subprocess)."""
 
 import subprocess
 import sys
 
 import pytest
 
+from inprocess import gammon as run_in_process
+
 GAMMON = [sys.executable, "-m", "gammon.cli"]
 START = "4HPwATDgc/ABMA"
 
 
 def gammon(*args, stdin=None):
-    return subprocess.run(GAMMON + list(args), input=stdin, capture_output=True, text=True,
-                          timeout=120)
+    """``gammon ARGS`` in this process (a subprocess each cost seconds of start-up)."""
+    return run_in_process(*args, stdin=stdin)
 
 
 def test_moves_lists_play_and_unflipped_result(corpus):

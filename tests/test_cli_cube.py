@@ -9,13 +9,15 @@ import sys
 
 import pytest
 
+from inprocess import gammon as run_in_process
+
 GAMMON = [sys.executable, "-m", "gammon.cli"]
 START = "4HPwATDgc/ABMA"
 
 
 def gammon(*args, stdin=None):
-    return subprocess.run(GAMMON + list(args), input=stdin, capture_output=True, text=True,
-                          timeout=120)
+    """``gammon ARGS`` in this process (a subprocess each cost seconds of start-up)."""
+    return run_in_process(*args, stdin=stdin)
 
 
 @pytest.fixture(scope="module")

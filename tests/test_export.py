@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import torch
 
-from engine.rules import variant as get_variant
 from engine.movegen import legal_plays
 from model import botfile
 from model import checkpoint as ckpt

@@ -16,14 +16,13 @@ mover's point numbers; ``"bar"`` is each side's own bar (as in tests/test_rules.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import eval.nuclear_bots as nuclear_bots
+from inprocess import gammon as run_in_process
 from engine.board import pip_counts
 from engine.cube import CubeRules
 from engine.formats import posid
@@ -40,7 +39,6 @@ from eval.registry import make_bot
 from test_rules import position  # the readable x/o positions
 
 DATA = Path(__file__).parent / "data" / "variants_public.jsonl"
-GAMMON_CLI = [sys.executable, "-m", "gammon.cli"]
 
 
 def boom(x: dict, o: dict) -> np.ndarray:
@@ -394,8 +392,8 @@ def test_equity_detonate_compares_the_position_with_and_without_the_explosion():
 
 
 def gammon(*args, stdin=None):
-    return subprocess.run(GAMMON_CLI + list(args), input=stdin, capture_output=True,
-                          text=True, timeout=120)
+    """``gammon ARGS`` in this process (a subprocess each cost seconds of start-up)."""
+    return run_in_process(*args, stdin=stdin)
 
 
 def test_cli_explode_one_position():

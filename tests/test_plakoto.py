@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from engine import reference
-from engine.formats.notation import format_play, parse_play
+from engine.formats.notation import parse_play
 from engine.game import play, random_policy
 from engine.movegen import legal_plays
 from engine.rules import LONGGAMMON, PLAKOTO

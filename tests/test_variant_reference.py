@@ -9,7 +9,7 @@ import pytest
 
 from engine import reference
 from engine.movegen import legal_plays
-from engine.rules import CAUCASIAN, NUCLEAR, PLAKOTO, SUDDENDEATH, variant
+from engine.rules import CAUCASIAN, SUDDENDEATH, variant
 from engine.game import play, random_policy
 from engine.sample import ALL_ROLLS, from_random_play
 
