@@ -33,6 +33,7 @@ def test_values_are_the_mean_over_rolls_of_the_mean_over_random_replies(evaluato
         np.testing.assert_allclose(probe[row], expected, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_the_probe_beats_random(evaluator):
     r = run_match(RandomExploit(evaluator), "random", 60, seed=4, variant="hypergammon",
                   progress=False)
