@@ -16,10 +16,9 @@ DEFAULT = Path(__file__).resolve().parent.parent / "checkpoints" / "default.pt"
 def test_default_model_is_small_and_complete():
     assert DEFAULT.stat().st_size < 5 * 1024 * 1024
     payload = ckpt.load(DEFAULT)
-    assert payload["model"]["encoding"] == "advanced" and payload["model"]["variant"] == "standard"
-    assert payload["phases"]["race"]["model"]["encoding"] == "advanced"
+    assert payload["model"]["encoding"] == "classic" and payload["model"]["variant"] == "standard"
     results = json.loads(payload["results"])
-    assert results and results[-1]["games_trained"] >= 500_000
+    assert results and results[-1]["games_trained"] >= 1_000_000
 
 
 def test_net_alone_is_the_shipped_model_and_plays_well():
