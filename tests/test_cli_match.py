@@ -9,16 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from inprocess import gammon as run_in_process
-
 GAMMON = [sys.executable, "-m", "gammon.cli"]
 START = "4HPwATDgc/ABMA"
 PUBEVAL_CASES = Path(__file__).parent / "data" / "pubeval_reference.jsonl"
 
 
 def gammon(*args, stdin=None):
-    """``gammon ARGS`` in this process (a subprocess each cost seconds of start-up)."""
-    return run_in_process(*args, stdin=stdin)
+    return subprocess.run(GAMMON + list(args), input=stdin, capture_output=True, text=True,
+                          timeout=120)
 
 
 def assert_usage_error(out, message: str) -> None:
