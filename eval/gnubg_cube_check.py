@@ -56,6 +56,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from .gnubg_benchmark import UsageError, _Parser  # one-line command-line errors
+
 DATA_PATH = Path(__file__).resolve().parent / "data" / "gnubg_cube.jsonl"
 FORMAT = 1  # version of the data file's layout
 PLIES = 2  # gnubg's look-ahead for the cube decisions
@@ -98,8 +100,6 @@ class CubeDataError(ValueError):
     to make a new one)."""
 
 
-class UsageError(ValueError):
-    """Bad input on the command line: one line on stderr, exit code 2."""
 
 
 class GnubgError(RuntimeError):
@@ -638,13 +638,6 @@ def generate(n: int = DEFAULT_POSITIONS, seed: int = DEFAULT_SEED, games: int = 
 
 
 # ------------------------------------------------------------------------ command line
-
-class _Parser(argparse.ArgumentParser):
-    """argparse whose errors are one line (UsageError) instead of usage and exit."""
-
-    def error(self, message):
-        raise UsageError(message)
-
 
 def parser() -> argparse.ArgumentParser:
     """The command line's options."""
