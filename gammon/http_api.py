@@ -33,7 +33,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from .commands.hint import ranked
+import numpy as np
+
+from .batching import Batcher
+from .commands.hint import ranked_many
 from .errors import UsageError
 from .external import GRACE, MAX_CLIENTS, TIMEOUT, clip, finish_connections, quote
 from .positions import read_die, read_position
@@ -78,11 +81,14 @@ def _dice(text: str) -> tuple[int, int]:
 class Api:
     """The answers of one bot. ``evaluate`` (boards -> probabilities) may be None: then
     ``/eval`` says the bot has no probabilities. ``answer`` may be called from several
-    threads: the bot is asked by one at a time."""
+    threads: the bot is asked by one at a time, the ``/move`` questions waiting meanwhile
+    all at once (``gammon.batching``)."""
 
     def __init__(self, bot, name: str, variant: str = "standard", evaluate=None):
         self.bot, self.name, self.variant, self.evaluate = bot, name, variant, evaluate
         self._lock = threading.Lock()  # bots need not be thread-safe (gnubg_nn, RNGs)
+        # /move questions waiting together are answered in one batch, under the same lock
+        self._plays = Batcher(self._rank, self._lock)
 
     def answer(self, target: str) -> tuple[int, dict]:
         """(HTTP status, JSON object) for a request target such as ``/move?posid=...``."""
@@ -94,8 +100,7 @@ class Api:
         if parts.path not in routes:
             return 404, {"error": f"no such endpoint {quote(parts.path)}; try /move or /eval"}
         try:
-            with self._lock:
-                return 200, routes[parts.path](query)
+            return 200, routes[parts.path](query)
         except (BadRequest, UsageError) as e:
             return 400, {"error": clip(str(e))}
 
@@ -111,7 +116,13 @@ class Api:
         d1, d2 = _dice(_one(query, "dice"))
         return {"posid": text, "dice": [d1, d2], "bot": self.name,
                 "score": getattr(self.bot, "score_label", "score"),
-                "plays": ranked(self.bot, board, d1, d2, self.variant)}
+                "plays": self._plays.ask((board, d1, d2))}
+
+    def _rank(self, questions) -> list[list[dict]]:
+        """The ranked plays of each (board, d1, d2), in one batch."""
+        boards = np.stack([board for board, _, _ in questions])  # (B, 26)
+        dice = np.array([[d1, d2] for _, d1, d2 in questions])  # (B, 2)
+        return ranked_many(self.bot, boards, dice, self.variant)
 
     def _eval(self, query) -> dict:
         from eval.analysis import analyze_cube
@@ -121,7 +132,9 @@ class Api:
             raise BadRequest(f"the bot {self.name!r} estimates no probabilities")
         if board[board > 0].sum() == 0 or board[board < 0].sum() == 0:
             raise BadRequest("the game is over in this position")
-        return {"posid": text, "bot": self.name, **analyze_cube(self.evaluate, board[None])[0]}
+        with self._lock:
+            return {"posid": text, "bot": self.name,
+                    **analyze_cube(self.evaluate, board[None])[0]}
 
 
 class _Closing(Exception):

@@ -58,27 +58,28 @@ def format_play(steps: np.ndarray, hits: np.ndarray, roll=None) -> str:
     no play. A play using every die is written the same with or without ``roll``. Each used
     step of ``steps`` is one die (``Plays.steps`` has ``dice_used`` steps per play).
     """
-    steps = np.asarray(steps).reshape(-1, 2)
+    # plain lists: numpy's per-call cost dominates on arrays of four steps
+    steps = np.asarray(steps).reshape(-1, 2).tolist()  # [[from, to], ...]
+    hits = np.asarray(hits).reshape(-1).tolist()  # [bool-like, ...]
     text = _format_steps(steps, hits)
     if roll is None:
         return text
     d1, d2 = (int(d) for d in roll)
     offered = 4 if d1 == d2 else 2
-    if int((steps[:, 0] >= 0).sum()) >= offered:
+    if sum(f >= 0 for f, _ in steps) >= offered:
         return text
     return f"{text} {UNUSED}" if text else UNUSED
 
 
-def _format_steps(steps: np.ndarray, hits: np.ndarray) -> str:
+def _format_steps(steps: list[list[int]], hits: list) -> str:
     """gnubg's ``FormatMove`` of the used steps (rows with from >= 0); '' for none."""
-    used = steps[:, 0] >= 0
-    moves = [(int(f), int(t)) for f, t in steps[used]]
+    moves = [(f, t) for f, t in steps if f >= 0]
     if not moves:
         return ""
     # gnubg asks the board before the play whether a point held an opponent's checker; a
     # legal play lands only on blots, and the first landing on one hits it, so the points
     # hit by any step are exactly those.
-    hit_points = {int(t) for t in steps[used & np.asarray(hits).reshape(-1).astype(bool), 1]}
+    hit_points = {t for (f, t), hit in zip(steps, hits) if f >= 0 and hit}
     parts = _join_chains(sorted(moves, reverse=True), hit_points)
     starred: set[int] = set()  # gnubg stars each hit point once, where it is first written
     return " ".join(_format_part(points, count, hit_points, starred)

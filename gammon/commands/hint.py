@@ -137,40 +137,62 @@ def ranked(bot, board: np.ndarray, d1: int, d2: int, variant: str = "standard",
     Position ID), those the move filter left at 0-ply after all that were looked ahead.
     Empty when no play is legal.
     """
+    return ranked_many(bot, board[None], np.array([[d1, d2]]), variant, cube)[0]
+
+
+def ranked_many(bot, boards: np.ndarray, dice: np.ndarray, variant: str = "standard",
+                cube: CubeView | None = None) -> list[list[dict]]:
+    """``ranked`` for a batch, boards (B, 26) and dice (B, 2): one list of rows per
+    position, the bot asked once for the whole batch (what a server answering many
+    clients at a time wants)."""
     rules = get_variant(variant)
-    boards, dice = board[None], np.array([[d1, d2]])  # (1, 26), (1, 2)
+    boards, dice = np.asarray(boards), np.asarray(dice)
     plays = legal_plays(boards, dice, rules)
-    if plays.dice_used[0] == 0:
-        return []
     scores = np.asarray(bot.scores(plays, boards, dice), dtype=np.float64)  # (K,)
     ids = position.write_many(plays.boards, rules)
     p5 = play_probabilities(bot, plays, rules)
     depths = play_depths(bot, plays)  # (K,) plies, or None
-    shallow = np.zeros(len(plays), bool) if depths is None else depths < depths.max()
     cubeful = None
     if cube is not None:
         if p5 is None:
             raise ValueError("cubeful equities need a bot that estimates probabilities")
         cubeful = cubeful_after(p5, plays, rules, cube)
-        order = sorted(range(len(plays)), key=lambda k: (shallow[k], -cubeful[k], ids[k]))
+        chosen = None
     else:
-        chosen = _choice(bot, plays, boards, dice, scores)
-        order = sorted(range(len(plays)),
-                       key=lambda k: (k != chosen, shallow[k], -scores[k], ids[k]))
-    steps, hits = plays.steps, plays.hits
-    rows = []
-    for rank, k in enumerate(order, 1):
-        row = {"rank": rank, "play": format_play(steps[k], hits[k], (d1, d2)),
-               "score": float(scores[k]), "result": ids[k]}
-        if p5 is not None:
-            row["probabilities"] = {name: float(v) for name, v in zip(FIVE, p5[k])}
-            row["cubeless_equity"] = float(equity_of_five(p5[k]))
+        chosen = _choices(bot, plays, boards, dice, scores)  # (B,) rows of plays
+    steps, hits = plays.steps, plays.hits  # (K, 4, 2), (K, 4)
+    offsets = np.searchsorted(plays.root, np.arange(len(boards) + 1))  # (B+1,)
+    answers = []
+    for i in range(len(boards)):
+        rows = range(offsets[i], offsets[i + 1])
+        if plays.dice_used[offsets[i]] == 0:  # no legal play: the board unchanged
+            answers.append([])
+            continue
+        deep = None if depths is None else depths[offsets[i]:offsets[i + 1]].max()
+        shallow = {k: deep is not None and depths[k] < deep for k in rows}
         if cubeful is not None:
-            row["cubeful_equity"] = float(cubeful[k])
-        if depths is not None:
-            row["plies"] = int(depths[k])
-        rows.append(row)
-    return rows
+            order = sorted(rows, key=lambda k: (shallow[k], -cubeful[k], ids[k]))
+        else:
+            order = sorted(rows, key=lambda k: (k != chosen[i], shallow[k], -scores[k],
+                                                ids[k]))
+        roll = (int(dice[i, 0]), int(dice[i, 1]))
+        answers.append([_row(rank, k, steps, hits, roll, scores, ids, p5, cubeful, depths)
+                        for rank, k in enumerate(order, 1)])
+    return answers
+
+
+def _row(rank: int, k: int, steps, hits, roll, scores, ids, p5, cubeful, depths) -> dict:
+    """The row of play ``k`` of a batch's plays, ranked ``rank``."""
+    row = {"rank": rank, "play": format_play(steps[k], hits[k], roll),
+           "score": float(scores[k]), "result": ids[k]}
+    if p5 is not None:
+        row["probabilities"] = {name: float(v) for name, v in zip(FIVE, p5[k])}
+        row["cubeless_equity"] = float(equity_of_five(p5[k]))
+    if cubeful is not None:
+        row["cubeful_equity"] = float(cubeful[k])
+    if depths is not None:
+        row["plies"] = int(depths[k])
+    return row
 
 
 def play_depths(bot, plays) -> np.ndarray | None:
@@ -188,12 +210,12 @@ def ply_cells(rows: list[dict]) -> tuple[str, Callable[[dict], str]]:
     return f"{'ply':>5}  ", lambda row: f"{row['plies']}-ply  "
 
 
-def _choice(bot, plays, boards, dice, scores: np.ndarray) -> int:
-    """The row the bot plays; from the scores already drawn when it plays the best score
-    (so a random bot's ranking and choice agree)."""
+def _choices(bot, plays, boards, dice, scores: np.ndarray) -> np.ndarray:
+    """(B,) the row of ``plays`` the bot plays in each position; from the scores already
+    drawn when it plays the best score (so a random bot's ranking and choice agree)."""
     if type(bot).choose is Bot.choose:
-        return int(best_per_root(scores, plays.root, 1)[0])
-    return int(bot.choose(plays, boards, dice)[0])
+        return best_per_root(scores, plays.root, len(boards))
+    return np.asarray(bot.choose(plays, boards, dice))
 
 
 def equity_type(bot, cube: CubeView | None) -> str | None:
