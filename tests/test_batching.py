@@ -4,7 +4,6 @@ behind serve-http's /move (``gammon.commands.hint.ranked_many``)."""
 import threading
 
 import numpy as np
-import pytest
 
 from engine.sample import from_random_play
 from eval.registry import make_bot

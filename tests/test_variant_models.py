@@ -107,7 +107,6 @@ def test_net_alone_plays_the_variants_shipped_model():
 def test_the_bomb_folds_into_the_board_and_changes_hands_with_it():
     from engine.board import flip
     from model.encoding import fold_bomb, unfold_bomb
-    rng = np.random.default_rng(0)
     boards = np.zeros((3, 26), np.int8)
     boards[:, 25], boards[:, 0], boards[:, 6], boards[:, 19] = 2, -15, 13, 0
     bomb = np.array([1, -1, 0], np.int8)

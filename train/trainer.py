@@ -286,7 +286,7 @@ class Trainer:
             self._write_evaluations()
             self.resumed = False
         previous = self._install_stop_handlers()
-        started, games_at_start = time.perf_counter(), c.games
+        started = time.perf_counter()
         last_log_time, last_log_games = started, c.games
         try:
             while c.games < cfg.train.games and not self.stop_requested:
