@@ -37,7 +37,7 @@ from engine.formats.record import renumbered
 from engine.game import play
 
 from .bot import Bot
-from .registry import make_bot
+from .registry import draws_numbers, make_bot
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 CHUNK = 2000  # games played in lock-step at a time
@@ -292,8 +292,7 @@ def play_chunk(a: Bot, b: Bot, games: int, rng: np.random.Generator, variant: st
                  cube=cube, on_cube=on_cube)
         return r.points, r.plies, None if cube is None else _stats(cube, r, r)
     pairs = games // 2
-    table = DiceTable(rng, pairs)
-    ties = None if cube is None else opening_ties(rng, pairs)
+    table, ties = chunk_dice(rng, games, cube)
     ab = play((a, b), pairs, rng, variant, max_plies, on_position, dice=table,
               on_play=renumbered(on_play, 2, 0, False), cube=cube, ties=ties,
               on_cube=renumbered(on_cube, 2, 0, False))
@@ -303,6 +302,40 @@ def play_chunk(a: Bot, b: Bot, games: int, rng: np.random.Generator, variant: st
     points = _interleave(ab.points, -ba.points)
     plies = _interleave(ab.plies, ba.plies)
     return points, plies, None if cube is None else _stats(cube, ab, ba)
+
+
+def chunk_dice(rng: np.random.Generator, games: int, cube: CubeRules | None):
+    """The dice of a paired chunk of ``games`` games: its ``DiceTable`` (one row per pair)
+    and, with the cube, the tied opening throws of each pair (else None). What a chunk
+    draws from ``rng`` does not depend on how its games go, so a worker can skip the
+    chunks before its own by drawing their dice (``eval.distributed``)."""
+    pairs = games // 2
+    table = DiceTable(rng, pairs)
+    return table, None if cube is None else opening_ties(rng, pairs)
+
+
+def chunk_seed(seed: int, index: int) -> int:
+    """The seed of a bot that draws numbers for chunk ``index`` of a match: its match seed
+    for the first chunk, one derived from it for the others (so that each chunk's games
+    depend on the match seed and the chunk alone, wherever the chunk is played)."""
+    if index == 0:
+        return seed
+    words = np.random.SeedSequence([seed, index]).generate_state(2, np.uint32)
+    return int(words[0]) << 32 | int(words[1])
+
+
+def chunk_bot(bot: Bot | str, made: Bot, seed: int, index: int, variant: str,
+              cube: CubeRules | None) -> Bot:
+    """The bot that plays chunk ``index``: ``made`` (chunk 0's), or for a bot given by a
+    name that draws numbers (``random``) one made again with the chunk's seed."""
+    if index == 0 or not (isinstance(bot, str) and draws_numbers(bot)):
+        return made
+    return _bot(bot, chunk_seed(seed, index), variant, cube)
+
+
+def chunk_sizes(games: int, chunk: int) -> list[int]:
+    """The games of each chunk of a match, in order."""
+    return [min(chunk, games - done) for done in range(0, games, chunk)]
 
 
 def _interleave(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -335,7 +368,9 @@ def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None =
     ``auto`` strategy, instances without them never double and always take).
 
     Bots given by name are made with seeds drawn from ``seed`` (a new random seed, kept in
-    the result, when None). Paired matches need an even number of games. Games run
+    the result, when None); one that draws numbers (``random``) is made again for each
+    chunk with that chunk's seed (``chunk_seed``), so that ``eval.distributed`` can play
+    the chunks anywhere and get the same games. Paired matches need an even number of games. Games run
     ``chunk`` at a time in lock-step, with a tqdm bar on stderr when ``progress`` and
     stderr is a terminal. ``on_position`` is handed to the game loop; ``on_play`` is told
     every play with the match's game numbers and A = 0, B = 1, and ``on_cube`` every double
@@ -353,11 +388,14 @@ def run_match(bot_a: Bot | str, bot_b: Bot | str, games: int, seed: int | None =
     points, plies, cubes = [], [], []
     start = time.perf_counter()
     with _progress_bar(games, progress) as bar:
-        for done in range(0, games, chunk):
-            size = min(chunk, games - done)
-            p, n, c = play_chunk(a, b, size, rng, variant, paired, max_plies, on_position,
+        done = 0
+        for index, size in enumerate(chunk_sizes(games, chunk)):
+            p, n, c = play_chunk(chunk_bot(bot_a, a, seed_a, index, variant, cube),
+                                 chunk_bot(bot_b, b, seed_b, index, variant, cube),
+                                 size, rng, variant, paired, max_plies, on_position,
                                  renumbered(on_play, 1, done, False), cube,
                                  renumbered(on_cube, 1, done, False))
+            done += size
             if c is not None:
                 cubes.append(c)
             points.append(p)

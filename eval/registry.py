@@ -67,6 +67,13 @@ def make_bot(name: str, seed: int | None = None, variant: str = "standard",
     return bot
 
 
+def draws_numbers(name: str) -> bool:
+    """Whether the bot ``name`` draws random numbers (and so depends on its seed): the
+    ``random`` bot, with or without the ``nodouble:`` prefix."""
+    from .cube_bots import NEVER_PREFIX
+    return name.removeprefix(NEVER_PREFIX) == "random"
+
+
 def _checker_bot(name: str, seed: int | None, variant: str, checkers: int) -> Bot:
     """The bot ``name`` that plays the checkers (``make_bot`` without the extras)."""
     if name.startswith(NET_PREFIX):

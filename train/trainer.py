@@ -32,6 +32,7 @@ from model.lookahead import look_ahead
 from model.net import ValueNet
 from model.policy import NetEvaluator, NetPolicy
 
+from .actors import ActorError
 from .config import Config, ConfigError, check_variant, from_dict
 from .selfplay import SelfPlay
 from .td import lambda_returns
@@ -158,8 +159,47 @@ class Trainer:
         self.stop_requested = False
         self.stop_signal: int | None = None  # the signal that asked to stop
         self.resumed = resume is not None
+        self.pool = None  # self-play actors (``use_actors``); None: self-play here
         if resume is not None:
             self._restore(resume)
+
+    def use_actors(self, count: int, games_per_call: int = 256) -> None:
+        """Self-play on ``count`` Ray actors (``train.actors``; Ray must be started) from
+        here on; this process learns. Their dice are seeded from the run's seed and the
+        games trained so far, so a resumed run does not replay the games it already had."""
+        from .actors import ActorPool
+        t = self.config.train
+        self.pool = ActorPool(count, self._model_payload(), t.parallel_games,
+                              seed=t.seed * 1_000_003 + self.counters.games, epsilon=t.epsilon,
+                              games=games_per_call, log=self.log)
+
+    def _model_payload(self) -> dict:
+        m = self.config.model
+        return ckpt.model_payload(self.net, m.encoding, self.config.train.variant, self.phases)
+
+    def _next_finished(self):
+        """Games that ended: from the self-play here (one ply of every game), or from the
+        actors (whatever one of them finished, valued by this network); None if none."""
+        if self.pool is None:
+            return self.selfplay.ply(self._after_values, self.evaluator.equity_before_roll)
+        batch = self.pool.next_games(timeout=0.5)
+        if batch is None:
+            return None
+        return self._valued(batch)
+
+    def _valued(self, batch):
+        """An actor's ``GameBatch`` as self-play's ``Finished``, each state valued by the
+        current networks (the values the actor played with never reach a target)."""
+        from engine.outcomes import certain
+
+        from .selfplay import Finished
+        m, t_max, _ = batch.states.shape
+        valid = np.arange(t_max)[None, :] < batch.lengths[:, None]  # (M, T)
+        valid[:, 0] = False  # the first state's value is never used
+        values = np.zeros((m, t_max, 6), dtype=np.float32)
+        values[valid] = self.evaluator(batch.states[valid])
+        return Finished(batch.states, values, certain(batch.points), batch.lengths,
+                        batch.points, batch.plies)
 
     # --- self-play and learning ----------------------------------------------------------
 
@@ -290,8 +330,7 @@ class Trainer:
         last_log_time, last_log_games = started, c.games
         try:
             while c.games < cfg.train.games and not self.stop_requested:
-                finished = self.selfplay.ply(self._after_values,
-                                             self.evaluator.equity_before_roll)
+                finished = self._next_finished()
                 if finished is None:
                     continue
                 before = c.games
@@ -300,6 +339,8 @@ class Trainer:
                     progress.update(min(c.games, cfg.train.games) - min(before, cfg.train.games))
                 if self._pending() >= cfg.train.update_every:
                     loss = self._update()
+                    if self.pool is not None:
+                        self.pool.broadcast(self._model_payload())
                     now = time.perf_counter()
                     rate = (c.games - last_log_games) / max(now - last_log_time, 1e-9)
                     last_log_time, last_log_games = now, c.games
@@ -314,8 +355,15 @@ class Trainer:
                     c.next_checkpoint += cfg.run.checkpoint_every_games
             c.seconds += time.perf_counter() - started
             self.save()
+        except ActorError:  # the actors cannot go on: keep what was learned, then say so
+            c.seconds += time.perf_counter() - started
+            self.save()
+            raise
         finally:
             self._restore_stop_handlers(previous)
+            if self.pool is not None:
+                self.pool.close()
+                self.pool = None
         if not self.stop_requested and cfg.eval.every_games and (
                 not c.history or c.history[-1]["games_trained"] != c.games):
             self._evaluate(writer, progress)
@@ -420,8 +468,7 @@ class Trainer:
     def save(self) -> None:
         """Write the run checkpoint (for --resume) and the small model file (for play)."""
         cfg = self.config
-        model = ckpt.model_payload(self.net, cfg.model.encoding, cfg.train.variant,
-                                   self.phases)
+        model = self._model_payload()
         state = {
             **model,
             "config": cfg.to_dict(),

@@ -7,7 +7,7 @@ import json
 import sys
 
 from engine.rules import VARIANTS
-from eval.registry import NAMES, NET_PREFIX, BotUnavailable, valid_names
+from eval.registry import NAMES, NET_PREFIX, BotUnavailable, draws_numbers, valid_names
 from model.lookahead import FILTER_EQUITY, FILTER_PLAYS, MAX_PLIES
 
 from ..errors import UsageError, quote
@@ -67,6 +67,12 @@ def add_parser(sub) -> None:
                    help="independent dice for every game instead of pairs of games")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--actors", type=int, default=None, metavar="K",
+                   help="split the paired games over K Ray workers (a local Ray instance, "
+                        "or --ray-address); the same games and numbers as in one process "
+                        "for the same --seed. Needs the ray extra: pip install -e '.[ray]'")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="with --actors: join the Ray cluster at ADDR")
     p.add_argument("--save", metavar="FILE",
                    help="write every game as a .mat match file (GNU Backgammon: import mat)")
     cube = p.add_argument_group("the doubling cube")
@@ -171,20 +177,75 @@ def run(args) -> int:
     rules = cube_rules(args)
     seed = new_seed() if args.seed is None else args.seed
     _, seed_a, seed_b = match_seeds(seed)
+    _check_actors(args, paired)
     bot_a = load_bot(args.a, seed_a, args.variant, rules)
     bot_b = load_bot(args.b, seed_b, args.variant, rules)
-    recorder = _recorder(args, rules)
-    result = run_match(bot_a, bot_b, args.games, seed, args.variant, paired,
-                       progress=not args.no_progress, cube=rules, on_play=recorder,
-                       on_cube=recorder.cube if recorder is not None else None)
+    if args.actors:
+        result = _distributed(args, seed, rules)
+    else:
+        recorder = _recorder(args, rules)
+        # a bot that draws numbers is passed by name: run_match seeds it afresh per chunk
+        result = run_match(args.a if draws_numbers(args.a) else bot_a,
+                           args.b if draws_numbers(args.b) else bot_b,
+                           args.games, seed, args.variant, paired,
+                           progress=not args.no_progress, cube=rules, on_play=recorder,
+                           on_cube=recorder.cube if recorder is not None else None)
+        if recorder is not None:
+            result.names = (args.a, args.b)
+            _save(args, recorder, result)
     result.names = (args.a, args.b)
-    if recorder is not None:
-        _save(args, recorder, result)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
         sys.stdout.write(table(result))
     return 0
+
+
+def _check_actors(args, paired: bool) -> None:
+    """Check --actors and --ray-address (before any bot is loaded)."""
+    if args.actors is None:
+        if args.ray_address is not None:
+            raise UsageError("--ray-address joins a Ray cluster for --actors; add --actors K")
+        return
+    if not 1 <= args.actors <= 4096:
+        raise UsageError(f"--actors must be 1..4096 Ray workers, got {args.actors}")
+    if not paired:
+        raise UsageError("--actors splits paired matches only; drop --no-pairing")
+    if args.save:
+        raise UsageError("--save records the games of one process; drop --actors to --save")
+
+
+def _distributed(args, seed: int, rules):
+    """The match on ``args.actors`` Ray workers (``eval.distributed``): the games and
+    numbers of the single-process match with the same seed."""
+    from tqdm import tqdm
+
+    from eval.distributed import run_distributed_match
+    from train.actors import ActorError, start_ray
+    try:
+        start_ray(args.ray_address)
+    except ActorError as e:
+        raise UsageError(str(e)) from None
+    with tqdm(total=args.games, unit="game", disable=True if args.no_progress else None,
+              leave=False, dynamic_ncols=True) as bar:
+        return run_distributed_match(_anywhere(args.a), _anywhere(args.b), args.games, seed,
+                                     args.variant, args.actors, cube=rules,
+                                     progress=bar.update)
+
+
+def _anywhere(name: str) -> str:
+    """A bot name a worker in another directory reads the same: net:PATH made absolute."""
+    from eval.cube_bots import NEVER_PREFIX
+    from eval.registry import net_spec
+    prefix = NEVER_PREFIX if name.startswith(NEVER_PREFIX) else ""
+    inner = name[len(prefix):]
+    if not inner.startswith(NET_PREFIX):
+        return name
+    path, plies = net_spec(inner[len(NET_PREFIX):])
+    if path is None:
+        return name
+    from pathlib import Path
+    return f"{prefix}{NET_PREFIX}{Path(path).resolve()}" + (f"@{plies}" if plies else "")
 
 
 def _recorder(args, rules):

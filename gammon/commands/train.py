@@ -32,6 +32,13 @@ examples:
   gammon train --resume runs/strong/checkpoint.pt --games 2000000
   gammon train --out runs/default --overwrite   # start runs/default again from scratch
   gammon train --variant plakoto --games 20000 --out runs/plakoto
+  gammon train --actors 2 --out runs/actors     # self-play on two Ray actors
+
+With --actors N the games are played by N Ray actors (pip install -e '.[ray]'), each with
+its own batch of games in lock-step and the latest weights it was sent; this process
+values the finished games with its own network, learns, and sends new weights after every
+update. Checkpoints and --resume work as without actors, but a resumed run is not the
+same bit for bit: which actor's games arrive first depends on timing.
 """
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.toml"
@@ -55,6 +62,13 @@ def add_parser(sub) -> None:
                    help="delete the run in --out first (checkpoint.pt, model.pt, "
                         "evaluations.jsonl, TensorBoard event files)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--actors", type=int, default=None, metavar="N",
+                   help="play the games on N Ray actors (each a process with its own "
+                        "batch of games); this process learns and sends them the weights. "
+                        "Needs the ray extra: pip install -e '.[ray]'")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="with --actors: join the Ray cluster at ADDR (e.g. 10.0.0.5:6379, "
+                        "started with `ray start --head`); default: a local Ray instance")
     p.set_defaults(run=run)
 
 
@@ -156,8 +170,24 @@ def _prepare_out(out: Path, args) -> None:
               file=sys.stderr)
 
 
+def _start_actors(args) -> None:
+    """Check --actors and --ray-address and start Ray, before anything is written."""
+    if args.actors is None:
+        if args.ray_address is not None:
+            raise UsageError("--ray-address joins a Ray cluster for --actors; add --actors N")
+        return
+    if not 1 <= args.actors <= 4096:
+        raise UsageError(f"--actors must be 1..4096 self-play actors, got {args.actors}")
+    from train.actors import ActorError, start_ray
+    try:
+        start_ray(args.ray_address)
+    except ActorError as e:
+        raise UsageError(str(e)) from None
+
+
 def run(args) -> int:
     config, payload = _load(args)
+    _start_actors(args)
     import torch  # noqa: F401  (imported late: --help stays fast)
     from tqdm import tqdm
 
@@ -170,15 +200,24 @@ def run(args) -> int:
     except ValueError as e:  # CheckpointError: damaged training state; no CUDA device
         raise UsageError(str(e)) from None
     _prepare_out(out, args)
+    if args.actors:
+        trainer.use_actors(args.actors)
     writer = _writer(out)
     total = config.train.games
     done = trainer.counters.games
     print(f"training {config.model.encoding} net {list(config.model.hidden)} on "
           f"{trainer.device}, {config.train.parallel_games} games in lock-step -> {out}",
           file=sys.stderr)
+    if args.actors:
+        print(f"self-play on {args.actors} Ray actors", file=sys.stderr)
+    from train.actors import ActorError
     with tqdm(total=total, initial=min(done, total), unit="game", dynamic_ncols=True,
               disable=args.no_progress or None, file=sys.stderr) as bar:
-        counters = trainer.run(writer, bar)
+        try:
+            counters = trainer.run(writer, bar)
+        except ActorError as e:
+            raise UsageError(f"{e} (checkpoint saved: resume with --resume "
+                             f"{out / 'checkpoint.pt'})") from None
     if writer is not None:
         writer.close()
     if trainer.stop_requested:
