@@ -121,3 +121,38 @@ def test_training_benchmark_names_a_bad_encoding(capsys):
     with pytest.raises(SystemExit):
         main(["--encodings", "classic,onehot"])
     assert "unknown encoding 'onehot'" in capsys.readouterr().err
+
+
+# --- eval.bench_gpu and eval.bench_scale ------------------------------------------------------
+
+def test_bench_gpu_runs_on_the_cpu_and_says_so(capsys):
+    from eval.bench_gpu import main
+    assert main(["--device", "auto", "--batches", "32,64", "--seconds", "0.3", "--hidden", "8",
+                 "--json"]) == 0
+    out, err = capsys.readouterr()
+    result = json.loads(out)
+    assert [r["batch"] for r in result["rows"]] == [32, 64]
+    assert all(r["evaluations_per_s"] > 0 and r["games_per_s"] > 0 for r in result["rows"])
+    import torch
+    if not torch.cuda.is_available():
+        assert result["device"] == "cpu" and "measuring on the CPU" in err
+
+
+def test_bench_gpu_refuses_bad_options_in_one_line(capsys):
+    from eval.bench_gpu import main
+    for argv in (["--batches", "0"], ["--batches", "a,b"], ["--seconds", "0"],
+                 ["--encoding", "nope"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("bench_gpu: ")
+
+
+def test_bench_scale_projects_up_to_the_learners_ceiling():
+    from eval.bench_scale import project
+    learner = {"games_per_s": 1000.0, "updates_per_game": 0.01, "broadcast_bytes": 100_000}
+    rows = {r["actors"]: r for r in project(300.0, learner)}
+    assert rows[1]["games_per_s"] == 300 and rows[1]["bound"] == "actors"
+    assert rows[2]["games_per_s"] == 600
+    assert rows[8]["games_per_s"] == 1000 and rows[8]["bound"] == "learner"
+    # 1000 games/s x 0.01 updates per game x 100 kB to each of 32 actors
+    assert rows[32]["broadcast_mb_per_s"] == pytest.approx(1000 * 0.01 * 0.1 * 32)

@@ -219,3 +219,17 @@ def test_actors_without_ray_say_how_to_install_it(tmp_path, monkeypatch):
         assert r.returncode == 2 and r.stderr.count("\n") == 1
         assert "pip install -e '.[ray]'" in r.stderr
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+def test_the_scaling_benchmark_measures_and_projects():
+    from eval.bench_scale import main
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--seconds", "4", "--parallel", "32", "--hidden", "8", "--json"]) == 0
+    result = json.loads(out.getvalue())
+    assert result["actors_1_games_per_s"] > 0 and result["actors_2_games_per_s"] > 0
+    assert [row["actors"] for row in result["projection"]] == [1, 2, 8, 32, 100]
+    assert result["learner"]["broadcast_bytes"] > 0
