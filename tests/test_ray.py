@@ -211,6 +211,16 @@ def test_bad_actor_options_are_one_line_errors_and_write_nothing(tmp_path, comma
     assert not out.exists()
 
 
+@pytest.mark.parametrize("flags, words", [
+    (["--actor-device", "cpu"], "--actor-device is for self-play actors; add --actors"),
+    (["--actors", "2", "--actor-device", "gpu"], "invalid choice"),
+])
+def test_bad_actor_devices_are_one_line_errors(tmp_path, flags, words):
+    r = gammon("train", "--out", tmp_path / "run", *flags)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and words in r.stderr, r.stderr
+    assert not (tmp_path / "run").exists()
+
+
 def test_actors_without_ray_say_how_to_install_it(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if not installed
     for args in (["train", "--out", str(tmp_path / "run"), "--actors", "2"],

@@ -16,9 +16,20 @@ DEFAULT = Path(__file__).resolve().parent.parent / "checkpoints" / "default.pt"
 def test_default_model_is_small_and_complete():
     assert DEFAULT.stat().st_size < 5 * 1024 * 1024
     payload = ckpt.load(DEFAULT)
-    assert payload["model"]["encoding"] == "classic" and payload["model"]["variant"] == "standard"
+    # the expert inputs, and a network of its own for races
+    assert payload["model"]["encoding"] == "advanced" and payload["model"]["variant"] == "standard"
+    assert payload["phases"]["race"]["model"]["encoding"] == "advanced"
     results = json.loads(payload["results"])
     assert results and results[-1]["games_trained"] >= 1_000_000
+
+
+def test_the_classic_network_stays_for_the_variants_it_started():
+    classic = DEFAULT.with_name("classic.pt")
+    payload = ckpt.load(classic)
+    assert payload["model"]["encoding"] == "classic" and payload["model"]["hidden"] == [128]
+    for variant in ("nackgammon", "longgammon", "caucasian", "nuclear"):
+        config = (DEFAULT.parent.parent / "configs" / f"{variant}.toml").read_text()
+        assert 'init = "checkpoints/classic.pt"' in config
 
 
 def test_net_alone_is_the_shipped_model_and_plays_well():

@@ -159,15 +159,18 @@ class ActorPool:
     """
 
     def __init__(self, count: int, payload: dict, parallel_games: int, seed: int,
-                 epsilon: float = 0.0, games: int = 256, log=print):
+                 epsilon: float = 0.0, games: int = 256, log=print, device: str = "cpu"):
         self.ray = ray_module()
         self.payload_args = (parallel_games, epsilon)
-        self.seed, self.games, self.log = seed, games, log
+        self.seed, self.games, self.log, self.device = seed, games, log, device
         self.version = 0
         self.weights = self.ray.put(payload)
         self.started = 0  # actors made so far (the next one's number)
         self.actors = {}  # running call -> actor
-        self._remote = self.ray.remote(num_cpus=1, max_restarts=0)(SelfPlayActor)
+        # on the GPU the actors share it (each asks Ray for an equal part of one device)
+        gpus = 1.0 / count if device == "cuda" else 0
+        self._remote = self.ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=0)(
+            SelfPlayActor)
         for _ in range(count):
             self._start_actor()
 
@@ -178,7 +181,7 @@ class ActorPool:
     def _start_actor(self) -> None:
         parallel_games, epsilon = self.payload_args
         actor = self._remote.remote(self.weights, parallel_games, self._seed_of(self.started),
-                                    epsilon)
+                                    epsilon, device=self.device)
         self.started += 1
         self._submit(actor)
 

@@ -163,15 +163,16 @@ class Trainer:
         if resume is not None:
             self._restore(resume)
 
-    def use_actors(self, count: int, games_per_call: int = 256) -> None:
+    def use_actors(self, count: int, games_per_call: int = 256, device: str = "cpu") -> None:
         """Self-play on ``count`` Ray actors (``train.actors``; Ray must be started) from
         here on; this process learns. Their dice are seeded from the run's seed and the
-        games trained so far, so a resumed run does not replay the games it already had."""
+        games trained so far, so a resumed run does not replay the games it already had.
+        ``device``: where the actors' networks run (cpu, or cuda: sharing the GPU)."""
         from .actors import ActorPool
         t = self.config.train
         self.pool = ActorPool(count, self._model_payload(), t.parallel_games,
                               seed=t.seed * 1_000_003 + self.counters.games, epsilon=t.epsilon,
-                              games=games_per_call, log=self.log)
+                              games=games_per_call, log=self.log, device=device)
 
     def _model_payload(self) -> dict:
         m = self.config.model

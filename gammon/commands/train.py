@@ -66,6 +66,9 @@ def add_parser(sub) -> None:
                    help="play the games on N Ray actors (each a process with its own "
                         "batch of games); this process learns and sends them the weights. "
                         "Needs the ray extra: pip install -e '.[ray]'")
+    p.add_argument("--actor-device", choices=["cpu", "cuda"], default=None,
+                   help="with --actors: where the actors' networks run (default cpu; cuda "
+                        "shares the GPU among them, for a GPU that also holds the learner)")
     p.add_argument("--ray-address", metavar="ADDR", default=None,
                    help="with --actors: join the Ray cluster at ADDR (e.g. 10.0.0.5:6379, "
                         "started with `ray start --head`); default: a local Ray instance")
@@ -173,9 +176,14 @@ def _prepare_out(out: Path, args) -> None:
 def _start_actors(args) -> None:
     """Check --actors and --ray-address and start Ray, before anything is written."""
     if args.actors is None:
-        if args.ray_address is not None:
-            raise UsageError("--ray-address joins a Ray cluster for --actors; add --actors N")
+        if args.ray_address is not None or args.actor_device is not None:
+            flag = "--ray-address" if args.ray_address is not None else "--actor-device"
+            raise UsageError(f"{flag} is for self-play actors; add --actors N")
         return
+    if args.actor_device == "cuda":
+        import torch
+        if not torch.cuda.is_available():
+            raise UsageError("--actor-device cuda: torch sees no CUDA device")
     if not 1 <= args.actors <= 4096:
         raise UsageError(f"--actors must be 1..4096 self-play actors, got {args.actors}")
     from train.actors import ActorError, start_ray
@@ -201,7 +209,7 @@ def run(args) -> int:
         raise UsageError(str(e)) from None
     _prepare_out(out, args)
     if args.actors:
-        trainer.use_actors(args.actors)
+        trainer.use_actors(args.actors, device=args.actor_device or "cpu")
     writer = _writer(out)
     total = config.train.games
     done = trainer.counters.games
