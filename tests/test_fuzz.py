@@ -1,6 +1,6 @@
 """Bad input never gives a traceback: thousands of generated inputs for every command.
 
-Each command (moves, show, hint, choose, match, analyze, cube, play) is run in-process
+Each command (moves, show, hint, choose, match, analyze, cube, met, play) is run in-process
 through ``gammon.cli.main`` (stdin, stdout and stderr replaced) with bad values in every
 argument: Unicode digits, huge numbers, empty strings, 1 MB strings, NUL bytes, broken
 Position IDs, negative and huge seeds, unknown bots and variants, files that do not exist,
@@ -139,6 +139,21 @@ def test_analyze_and_cube():
     assert n == 14 * len(BAD)
 
 
+def test_met_and_show_match_ids():
+    n = run_all([
+        ["met", "--length", None], ["met", "--length", "3", "--gammon-rate", None],
+        ["met", "--length", None, "--cubeless", "--json"], ["met", "--file", None],
+        ["met", "--file", None, "--length", "2"], ["show", None, "--json"],
+        ["show", "--batch", None], ["show", START, "--json", "--variant", None],
+    ])
+    for v in BAD:  # the Match ID of POSID:MATCHID, and the Position ID before one
+        for args in (["show", f"{START}:{v}"], ["show", f"{START}:{v}", "--json"],
+                     ["show", f"{v}:cAkAAAAAAAAA"]):
+            check(args)
+            n += 1
+    assert n == 11 * len(BAD)
+
+
 def test_play_arguments():
     n = run_all([
         ["play", "--bot", "pubeval", "--seed", None], ["play", "--bot", None, "--seed", "1"],
@@ -205,6 +220,22 @@ def test_cube_batch_answers_every_line():
     assert all(len(a) < 700 for a in answers)
 
 
+def test_show_batch_answers_every_line():
+    match = f"{START}:cAkAAAAAAAAA"
+    lines = []
+    for v in BAD:
+        v = v.replace("\n", " ")
+        lines += [v, match, f"{START}:{v}", f"{v}:cAkAAAAAAAAA"]
+    code, out, _ = check(["show", "--batch"], "\n".join(lines) + "\n")
+    COUNT["inputs"] += len(lines) - 1
+    assert code == 0
+    answers = _answers(out, lines)
+    assert all(a.startswith("{") and a.endswith("}") for a in answers)
+    assert all(a == answers[1] for a in answers[1::4])
+    assert all(len(a) < 700 for a in answers)
+    assert sum('"error"' in a for a in answers[2::4]) >= len(BAD) - 2
+
+
 PLAY_WORDS = ["board", "resign", "y", "n", "1", "2", "3", "hint", "hint 99999999999999999",
               "hint ²", "undo", "double", "take", "pass", "save", "save /",
               "save /nonexistent/dir/x.mat", "save a\x00b", "help", "13/7 8/7", "24/18 13/11",
@@ -242,7 +273,8 @@ def test_play_sessions_with_garbage_typed(options):
 
 
 def test_help_of_every_command():
-    for command in ("moves", "show", "hint", "choose", "match", "analyze", "cube", "play"):
+    for command in ("moves", "show", "hint", "choose", "match", "analyze", "cube", "met",
+                    "play"):
         code, out, _ = check([command, "--help"])
         assert code == 0 and "usage:" in out
 
@@ -269,9 +301,9 @@ def _stream(command: list[str], lines: list[bytes]) -> list[bytes]:
 
 @pytest.mark.parametrize("command", [["moves", "--batch"],
                                      ["choose", "--batch", "--bot", "pubeval"],
-                                     ["cube", "--batch"]])
+                                     ["cube", "--batch"], ["show", "--batch"]])
 def test_batch_streams_take_raw_bytes(command):
-    good = b"4HPwATDgc/ABMA" if command[0] == "cube" else b"4HPwATDgc/ABMA 3 1"
+    good = b"4HPwATDgc/ABMA" if command[0] in ("cube", "show") else b"4HPwATDgc/ABMA 3 1"
     answers = _stream(command, RAW + [good])
     assert len(answers[-1]) > 5 and not answers[-1].startswith((b"error", b'{"error'))
     assert all(len(a) < 700 for a in answers[:-1])
@@ -286,7 +318,9 @@ def test_play_takes_raw_bytes_and_argv_takes_invalid_utf8():
     assert run.returncode == 0 and b"Traceback" not in run.stderr
     for args in ([b"moves", b"4HPwATDgc/ABM\xff", b"3", b"1"], [b"show", b"\xff" * 14],
                  [b"moves", START.encode(), b"\xc2\xb2", b"1"], [b"hint", START.encode(), b"\xff"],
-                 [b"match", b"\xff", b"random", b"--games", b"2"], [b"show", b"z" * 100_000]):
+                 [b"match", b"\xff", b"random", b"--games", b"2"], [b"show", b"z" * 100_000],
+                 [b"show", START.encode() + b":\xff" * 12], [b"met", b"--file", b"\xff"],
+                 [b"met", b"--length", b"\xd9\xa3"]):
         COUNT["inputs"] += 1
         run = subprocess.run([a.encode() for a in GAMMON] + args, capture_output=True,
                              timeout=120, env=ENV)

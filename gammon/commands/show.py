@@ -1,16 +1,27 @@
-"""``gammon show``: a position as a diagram with pip counts and borne-off counts."""
+"""``gammon show``: a position as a diagram with pip counts and borne-off counts, and the
+match state of a gnubg Match ID (POSID:MATCHID), as text or JSON."""
 
 from __future__ import annotations
 
 import argparse
+import json
 
-from engine.rules import VARIANTS, variant as get_variant
+import numpy as np
+
+from engine.board import BAR, OPP_BAR, borne_off, pip_counts
+from engine.formats import position
 from engine.formats.diagram import diagram
+from engine.formats.matchid import (CENTRED, DROPPED, GAME_STATES, NO_GAME, OVER, PLAYING,
+                                    RESIGNED, MatchState, decode_match_id)
+from engine.rules import VARIANTS, variant as get_variant
+from engine.rules.plakoto import PREFIX as PLAKOTO_PREFIX, per_point
 
-from ..errors import UsageError
-from ..positions import read_position
+from ..errors import UsageError, quote
+from ..positions import answer_lines, read_position
 
 BOMB = {"centre": 0, "mine": 1, "theirs": -1}  # --bomb: the owner relative to X, on roll
+RESIGN_WORDS = {1: "single", 2: "gammon", 3: "backgammon"}
+MONEY = MatchState()  # a plain Position ID: money play, centred 1-cube, mover to roll
 
 HELP = """\
 Draw a position given by its gnubg Position ID (for Plakoto, its plakoto: text): the board
@@ -19,31 +30,198 @@ checkers borne off. Plakoto's pinned checkers are drawn in lower case at the foo
 point, under the checkers that pin them. Nuclear's bomb is said beside the board: --bomb
 centre (the default), mine (X's, the player on roll's) or theirs (O's).
 
+GNU Backgammon's POSID:MATCHID form (what gnubg prints as "Position ID" and "Match ID",
+joined by a colon) also reads the Match ID: the match length (0 for money play), the
+score, the Crawford game, the cube's value and owner, the dice and a pending double or
+resignation are said under the board. Everything is from the side of the player on roll,
+the mover (X): gnubg writes the Position ID from that side too, and while a double waits
+for an answer the doubler stays the mover. A score that has reached the length while the
+game goes on, or a Crawford flag where nobody is 1-away (or in money play), is an error.
+
+--json prints one object instead of the board: "position", "match_id" (null without one),
+"variant", "pips", "off" and "bar" ([mover, opponent] each), "length" (0 for money),
+"score" ([mover, opponent]), "crawford" (this game is the Crawford game; once a game is
+over, gnubg's flag says whether the next one is), "cube_value" (before a pending double is
+answered), "cube_owner" ("centred", "mover" or "opponent"), "turn" (who decides next:
+"mover", or "opponent" while he answers a double or a resignation), "double_offered",
+"dice" ([d1, d2], or null when not rolled), "resign" (null, "single", "gammon" or
+"backgammon" offered), "game_state" ("playing"; gnubg also writes "over", "resigned",
+"dropped" and "no game"), "jacoby" (money play under the Jacoby rule) and, in Nuclear,
+"bomb". A plain Position ID gets the money defaults: length 0, score [0, 0], crawford
+false, cube 1 centred, turn "mover", no double offered, dice null, game state "playing".
+
+With --batch, read one POSID or POSID:MATCHID per line on stdin and answer each with one
+such JSON line, flushed at once; a bad line is answered {"error": "..."} and the stream
+goes on.
+
 examples:
   gammon show 4HPwATDgc/ABMA
+  gammon show 4HPwATDgc/ABMA:cAkAAAAAAAAA
+  gammon show sGfwATDgc/ABMA:cAnzADAAKAAE --json
+  printf '4HPwATDgc/ABMA\\n4HPwBSCwZ/ABMA:MBngADAAKAAE\\n' | gammon show --batch
   gammon show --variant nuclear --bomb theirs fwzgQEJ/AADgcw
   gammon show --variant plakoto plakoto:-14,0,0,0,0,0,1p,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,14
 """
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("show", help="draw a position with pip and borne-off counts",
+    p = sub.add_parser("show", help="draw a position (and a gnubg Match ID's match state)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("posid", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA (Plakoto: plakoto:...)")
+    p.add_argument("posid", nargs="?",
+                   help="gnubg Position ID, e.g. 4HPwATDgc/ABMA, or POSID:MATCHID, e.g. "
+                        "4HPwATDgc/ABMA:cAkAAAAAAAAA (Plakoto: plakoto:...)")
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant, for the checkers per side (default: standard)")
     p.add_argument("--bomb", choices=list(BOMB),
                    help="Nuclear: who owns the bomb, relative to the player on roll "
                         "(default: centre)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object instead of the board")
+    p.add_argument("--batch", action="store_true",
+                   help="read one POSID or POSID:MATCHID per line on stdin, answer one JSON "
+                        "line each")
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
-    board = read_position(args.posid, args.variant)
+def read_position_and_match(text: str, variant: str) -> tuple[np.ndarray, MatchState | None]:
+    """The board and, for POSID:MATCHID, the Match ID's state (None for a plain position);
+    a UsageError for either part being bad."""
+    word = str(text).strip()
+    rules = get_variant(variant)
+    if rules.position_format != "posid" or word.startswith(PLAKOTO_PREFIX):
+        if word.count(":") > 1:
+            raise UsageError("a Match ID goes with a gnubg Position ID (POSID:MATCHID); "
+                             "the plakoto: text takes none")
+        return read_position(word, variant), None
+    posid, colon, matchid = word.partition(":")
+    board = read_position(posid, variant)
+    if not colon:
+        return board, None
+    try:
+        return board, decode_match_id(matchid)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _counts(board: np.ndarray, rules) -> tuple[list[int], list[int], list[int]]:
+    """pips, off and bar, each [mover, opponent]."""
+    if rules.position_format == "plakoto":
+        mine, theirs = per_point(board)
+        points = np.arange(1, 25)
+        pips = [int((mine * points).sum()), int((theirs * (25 - points)).sum())]
+        off = [rules.checkers - int(mine.sum()), rules.checkers - int(theirs.sum())]
+        return pips, off, [0, 0]
+    pips = [int(x[0]) for x in pip_counts(board[None])]
+    off = [int(x[0]) for x in borne_off(board[None], rules.checkers)]
+    return pips, off, [int(board[BAR]), -int(board[OPP_BAR])]
+
+
+def _side(player: int, mover: int) -> str:
+    return "mover" if player == mover else "opponent"
+
+
+def match_fields(state: MatchState | None) -> dict:
+    """The Match ID's state from the mover's side (the player on roll)."""
+    s = MONEY if state is None else state
+    me, you = s.on_roll, 1 - s.on_roll
+    return {
+        "length": s.length,
+        "score": [s.score[me], s.score[you]],
+        "crawford": s.crawford,
+        "cube_value": s.cube_value,
+        "cube_owner": "centred" if s.cube_owner == CENTRED else _side(s.cube_owner, me),
+        "turn": _side(s.turn, me),
+        "double_offered": s.double_offered,
+        "dice": list(s.dice) if s.dice[0] else None,
+        "resign": RESIGN_WORDS.get(s.resign),
+        "game_state": GAME_STATES[s.game_state],
+        "jacoby": s.jacoby,
+    }
+
+
+def describe(text: str, args) -> dict:
+    """The --json object of one POSID or POSID:MATCHID."""
+    board, state = read_position_and_match(text, args.variant)
     rules = get_variant(args.variant)
-    has_bomb = "bomb" in rules.extra_state
-    if args.bomb is not None and not has_bomb:
-        raise UsageError(f"--bomb is for --variant nuclear, not {args.variant}")
-    bomb = BOMB[args.bomb or "centre"] if has_bomb else None
+    pips, off, bar = _counts(board, rules)
+    out = {"position": position.write(board, rules),
+           "match_id": None if state is None else str(text).partition(":")[2].strip(),
+           "variant": rules.name, "pips": pips, "off": off, "bar": bar}
+    out |= match_fields(state)
+    bomb = _bomb(args)
+    if bomb is not None:
+        out["bomb"] = args.bomb or "centre"
+    return out
+
+
+def match_lines(state: MatchState) -> list[str]:
+    """What the Match ID says, in words, X the mover (the player on roll) and O."""
+    f = match_fields(state)
+    x, o = f["score"]
+    if f["length"]:
+        head = f"{f['length']}-point match, score X {x}, O {o}"
+        if state.game_state == PLAYING or max(x, o) < f["length"]:
+            head += f" (X needs {max(f['length'] - x, 0)}, O {max(f['length'] - o, 0)})"
+        if f["crawford"]:
+            head += ("; the Crawford game" if state.game_state in (PLAYING, NO_GAME)
+                     else "; the next game is the Crawford game")
+    else:
+        head = "Money game" + (f", session score X {x}, O {o}" if x or o else "")
+        head += ", Jacoby rule" if f["jacoby"] else ""
+    owner = {"centred": "centred", "mover": "owned by X", "opponent": "owned by O"}
+    lines = [head, f"Cube {f['cube_value']}, {owner[f['cube_owner']]}"]
+    decider = "X" if f["turn"] == "mover" else "O"
+    other = "O" if decider == "X" else "X"
+    if state.game_state == NO_GAME:
+        lines.append("No game in progress")
+    elif state.game_state == OVER:
+        lines.append("The game is over")
+    elif state.game_state == RESIGNED:
+        lines.append(f"The game is over: a {f['resign'] or 'single'} was resigned")
+    elif state.game_state == DROPPED:
+        lines.append("The game is over: a double was passed")
+    elif f["double_offered"]:
+        lines.append(f"{other} doubles: {decider} to take or pass")
+    elif f["resign"]:
+        lines.append(f"{other} offers to resign a {f['resign']}: {decider} to accept or reject")
+    elif f["dice"]:
+        lines.append(f"X rolled {f['dice'][0]}-{f['dice'][1]}")
+    else:
+        lines.append("X to roll")
+    return lines
+
+
+def _bomb(args) -> int | None:
+    rules = get_variant(args.variant)
+    if "bomb" not in rules.extra_state:
+        if args.bomb is not None:
+            raise UsageError(f"--bomb is for --variant nuclear, not {args.variant}")
+        return None
+    return BOMB[args.bomb or "centre"]
+
+
+def run(args) -> int:
+    if args.batch and args.posid is not None:
+        raise UsageError("--batch reads positions from stdin; give no POSID")
+    if not args.batch and args.posid is None:
+        raise UsageError("give a POSID or POSID:MATCHID (or --batch)")
+    if args.batch:
+        _bomb(args)  # --bomb without Nuclear: an error before any line is read
+
+        def answer(line: str) -> str:
+            words = line.split()
+            if len(words) != 1:
+                raise UsageError(f"expected one POSID or POSID:MATCHID, got "
+                                 f"{quote(line.strip())}")
+            return json.dumps(describe(words[0], args))
+        return answer_lines(answer, lambda message: json.dumps({"error": message}))
+    if args.json:
+        print(json.dumps(describe(args.posid, args)))
+        return 0
+    board, state = read_position_and_match(args.posid, args.variant)
+    rules = get_variant(args.variant)
+    bomb = _bomb(args)
     print(diagram(board, rules.checkers, pins=rules.position_format == "plakoto", bomb=bomb))
+    if state is not None:
+        print("\n".join(match_lines(state)))
     return 0
