@@ -79,8 +79,9 @@ class _Clock:
 
 
 def run_rate(hidden: int, parallel: int, seconds: float, actors: int = 0,
-             warmup: float | None = None) -> float:
-    """Games/s of a training run on ``actors`` actors (0: the single-process path)."""
+             warmup: float | None = None) -> tuple[float, float]:
+    """Games/s of a training run on ``actors`` actors (0: the single-process path), and
+    the positions per game of its games."""
     warmup = seconds / 3 if warmup is None else warmup
     with tempfile.TemporaryDirectory() as out:
         trainer = Trainer(_config(hidden, parallel), out, log=lambda text: None)
@@ -94,12 +95,15 @@ def run_rate(hidden: int, parallel: int, seconds: float, actors: int = 0,
             trainer.run(progress=clock)
         finally:
             watchdog.cancel()
-    return clock.rate()
+    c = trainer.counters
+    return clock.rate(), c.positions / max(c.games, 1)
 
 
 def learner_ceiling(hidden: int, parallel: int, seconds: float) -> dict:
     """What the learner absorbs alone: games recorded by an actor (here, in this process)
-    valued and learned from as fast as it can. Also the broadcast's bytes."""
+    valued and learned from as fast as it can, in positions/s (the untrained network's
+    games are longer than a training run's, so games/s would understate it). Also the
+    broadcast's bytes and the positions between two updates (broadcasts)."""
     from train.actors import GameBatch, SelfPlayActor
     with tempfile.TemporaryDirectory() as out:
         trainer = Trainer(_config(hidden, parallel), out, log=lambda text: None)
@@ -118,19 +122,20 @@ def learner_ceiling(hidden: int, parallel: int, seconds: float) -> dict:
                 updates += 1
         elapsed = time.perf_counter() - start
     broadcast = len(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
-    return {"games_per_s": games / elapsed, "positions_per_s": positions / elapsed,
-            "updates_per_game": updates / max(games, 1), "broadcast_bytes": broadcast,
-            "positions_per_game": positions / max(games, 1)}
+    return {"positions_per_s": positions / elapsed, "broadcast_bytes": broadcast,
+            "positions_per_update": trainer.config.train.update_every, "updates": updates}
 
 
-def project(one_actor: float, learner: dict) -> list[dict]:
-    """Games/s and broadcast traffic for N actors, each as fast as ``one_actor``."""
+def project(one_actor: float, positions_per_game: float, learner: dict) -> list[dict]:
+    """Games/s and broadcast traffic for N actors, each as fast as ``one_actor`` (games of
+    ``positions_per_game`` positions), the learner absorbing ``learner['positions_per_s']``."""
+    ceiling = learner["positions_per_s"] / positions_per_game  # games/s
     rows = []
     for n in PROJECTED:
-        games = min(n * one_actor, learner["games_per_s"])
-        updates = games * learner["updates_per_game"]
+        games = min(n * one_actor, ceiling)
+        updates = games * positions_per_game / learner["positions_per_update"]
         rows.append({"actors": n, "games_per_s": games,
-                     "bound": "learner" if n * one_actor > learner["games_per_s"] else "actors",
+                     "bound": "learner" if n * one_actor > ceiling else "actors",
                      "broadcast_mb_per_s": updates * learner["broadcast_bytes"] * n / 1e6})
     return rows
 
@@ -158,19 +163,20 @@ def main(argv=None) -> int:
         return 2
     say = (lambda text: None) if args.json else (lambda text: print(text, file=sys.stderr))
     say("single process ...")
-    single = run_rate(args.hidden, args.parallel, args.seconds)
+    single, _ = run_rate(args.hidden, args.parallel, args.seconds)
     say("1 actor ...")
-    one = run_rate(args.hidden, args.parallel, args.seconds, actors=1)
+    one, per_game = run_rate(args.hidden, args.parallel, args.seconds, actors=1)
     say("2 actors ...")
-    two = run_rate(args.hidden, args.parallel, args.seconds, actors=2)
+    two, _ = run_rate(args.hidden, args.parallel, args.seconds, actors=2)
     say("the learner alone ...")
     learner = learner_ceiling(args.hidden, args.parallel, args.seconds / 2)
+    learner["games_per_s"] = learner["positions_per_s"] / per_game
     result = {"hidden": args.hidden, "parallel_games": args.parallel,
               "seconds": args.seconds, "cores": _cores(),
               "single_process_games_per_s": single, "actors_1_games_per_s": one,
               "actors_2_games_per_s": two, "ratio_2_to_1": two / one,
-              "ratio_2_to_single": two / single, "learner": learner,
-              "projection": project(one, learner)}
+              "ratio_2_to_single": two / single, "positions_per_game": per_game,
+              "learner": learner, "projection": project(one, per_game, learner)}
     if args.json:
         print(json.dumps(result))
         return 0
@@ -180,9 +186,9 @@ def main(argv=None) -> int:
     print(f"{'2 actors':<28}{two:>10.1f}   {two / one:.2f}x 1 actor, "
           f"{two / single:.2f}x single process")
     print(f"{'learner alone (ceiling)':<28}{learner['games_per_s']:>10.1f}   "
-          f"{learner['positions_per_s']:,.0f} positions/s")
-    print(f"broadcast: {learner['broadcast_bytes']:,} bytes per update, "
-          f"{learner['updates_per_game']:.4f} updates per game")
+          f"{learner['positions_per_s']:,.0f} positions/s, games of {per_game:.1f} positions")
+    print(f"broadcast: {learner['broadcast_bytes']:,} bytes per update, an update every "
+          f"{learner['positions_per_update']:,} positions")
     print(f"\n{'actors':>6} {'games/s':>10} {'bound by':>9} {'broadcast MB/s':>15}  (projected)")
     for row in result["projection"]:
         print(f"{row['actors']:>6} {row['games_per_s']:>10.0f} {row['bound']:>9} "

@@ -149,10 +149,12 @@ def test_bench_gpu_refuses_bad_options_in_one_line(capsys):
 
 def test_bench_scale_projects_up_to_the_learners_ceiling():
     from eval.bench_scale import project
-    learner = {"games_per_s": 1000.0, "updates_per_game": 0.01, "broadcast_bytes": 100_000}
-    rows = {r["actors"]: r for r in project(300.0, learner)}
+    # the learner absorbs 50,000 positions/s: 1,000 games/s of 50 positions
+    learner = {"positions_per_s": 50_000.0, "positions_per_update": 5_000,
+               "broadcast_bytes": 100_000}
+    rows = {r["actors"]: r for r in project(300.0, 50.0, learner)}
     assert rows[1]["games_per_s"] == 300 and rows[1]["bound"] == "actors"
     assert rows[2]["games_per_s"] == 600
     assert rows[8]["games_per_s"] == 1000 and rows[8]["bound"] == "learner"
-    # 1000 games/s x 0.01 updates per game x 100 kB to each of 32 actors
-    assert rows[32]["broadcast_mb_per_s"] == pytest.approx(1000 * 0.01 * 0.1 * 32)
+    # 1000 games/s x 50 positions / 5,000 per update = 10 updates/s, 100 kB to each of 32
+    assert rows[32]["broadcast_mb_per_s"] == pytest.approx(10 * 0.1 * 32)

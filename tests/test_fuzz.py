@@ -139,6 +139,27 @@ def test_analyze_and_cube():
     assert n == 14 * len(BAD)
 
 
+def test_analyze_and_cube_at_a_match_score():
+    n = run_all([
+        ["analyze", START, "--score", None, "--length", "7"], ["analyze", START, "--length", None],
+        ["analyze", START, "--score", "2-3", "--length", "5", "--crawford", "--cube-value", None],
+        ["analyze", START, "--cube-owner", None, "--cube-value", "2"],
+        ["analyze", START, "--score", "1-1", "--length", None, "--dice", "31"],
+        ["cube", START, "--score", None, "--length", "7"],
+        ["cube", START, "--score", "6-2", "--length", None, "--crawford"],
+        ["cube", START, "--cube-value", None, "--cube-owner", "opponent"],
+        ["cube", "--batch", "--score", None, "--length", "5"],
+        ["cube", "--batch", "--length", None, "--cube-owner", "mover"],
+    ])
+    for v in BAD:  # the Match ID of POSID:MATCHID, and the Position ID before one
+        for args in (["analyze", f"{START}:{v}"], ["cube", f"{START}:{v}"],
+                     ["cube", f"{v}:cAkAAAAAAAAA"], ["analyze", f"{START}:{v}", "--json",
+                                                     "--length", "7"]):
+            check(args)
+            n += 1
+    assert n == 14 * len(BAD)
+
+
 def test_met_and_show_match_ids():
     n = run_all([
         ["met", "--length", None], ["met", "--length", "3", "--gammon-rate", None],
@@ -220,6 +241,24 @@ def test_cube_batch_answers_every_line():
     assert all(len(a) < 700 for a in answers)
 
 
+def test_cube_batch_answers_every_match_id_line():
+    match = f"{START}:cAlgAAAAAAAE"  # a 3-point match, 0-0, gnubg's player 1 on roll
+    lines = []
+    for v in BAD:
+        v = v.replace("\n", " ")
+        lines += [f"{START}:{v}", match, f"{v}:cAkAAAAAAAAA", f"{match} {v}", f"{v}:{v}"]
+    for options in ([], ["--score", "1-2", "--length", "3"], ["--cube-owner", "opponent"]):
+        code, out, _ = check(["cube", "--batch", *options], "\n".join(lines) + "\n")
+        COUNT["inputs"] += len(lines) - 1
+        assert code == 0
+        answers = _answers(out, lines)
+        assert all(a.startswith("{") and a.endswith("}") for a in answers)
+        assert all(a == answers[1] for a in answers[1::5])
+        assert ('"error"' in answers[1]) == bool(options)  # the options clash with an ID
+        assert all(len(a) < 700 for a in answers)
+        assert sum('"error"' in a for a in answers[0::5]) >= len(BAD) - 2
+
+
 def test_show_batch_answers_every_line():
     match = f"{START}:cAkAAAAAAAAA"
     lines = []
@@ -286,7 +325,8 @@ GAMMON = [sys.executable, "-m", "gammon.cli"]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # run from the scratch directory
 RAW = [b"\xff\xfe 3 1", b"4HPwATDgc/ABMA \xff 1", b"\x00\x00\x00", b"4HPwATDgc/ABMA 3\x00 1",
        b"\xc3\x28" * 1000, b"y" * 1_000_000, b"4HPwATDgc/ABMA \xc2\xb2 1", b"",
-       b"4HPwATDgc/ABMA\xff", b"\xef\xbb\xbf4HPwATDgc/ABMA 3 1"]
+       b"4HPwATDgc/ABMA\xff", b"\xef\xbb\xbf4HPwATDgc/ABMA 3 1",
+       b"4HPwATDgc/ABMA:cAlg\xffAAAAAE", b"4HPwATDgc/ABMA:\x00" * 3]
 
 
 def _stream(command: list[str], lines: list[bytes]) -> list[bytes]:
@@ -320,6 +360,8 @@ def test_play_takes_raw_bytes_and_argv_takes_invalid_utf8():
                  [b"moves", START.encode(), b"\xc2\xb2", b"1"], [b"hint", START.encode(), b"\xff"],
                  [b"match", b"\xff", b"random", b"--games", b"2"], [b"show", b"z" * 100_000],
                  [b"show", START.encode() + b":\xff" * 12], [b"met", b"--file", b"\xff"],
+                 [b"cube", START.encode() + b":\xff" * 12],
+                 [b"analyze", START.encode(), b"--score", b"\xd9\xa3-1", b"--length", b"3"],
                  [b"met", b"--length", b"\xd9\xa3"]):
         COUNT["inputs"] += 1
         run = subprocess.run([a.encode() for a in GAMMON] + args, capture_output=True,

@@ -9,19 +9,25 @@ import re
 import numpy as np
 
 from engine.board import on_board
+from engine.formats.matchid import CENTRED
 from engine.rules import VARIANTS
 from eval.registry import DEFAULT_BOT
 from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
-from ..positions import SEED_RANGE, fraction_type, read_position, read_roll, seed_type
+from ..positions import SEED_RANGE, fraction_type, read_roll, seed_type
 from .match import add_plies_option, load_bot, with_plies
+from .match_score import (add_score_options, analyze_match_cube, analyze_money_cube,
+                          check_money_rules, is_match, met_words, options_state,
+                          read_at_score, state_fields, state_lines)
+from .show import match_fields
 
 HELP = f"""\
-Analyse a money position before the roll, the player on roll holding a centred cube he may
-turn: the five outcome probabilities (win, gammon, backgammon, each side), the cubeless
-equity, the cubeful equities of no double, double/take and double/pass (Janowski's model,
-per unit of the current cube, cube efficiency --efficiency), the proper cube action in words
+Analyse a position before the roll (money play unless a match score is given, below), the
+player on roll holding a centred cube he may turn: the five outcome probabilities (win,
+gammon, backgammon, each side), the cubeless equity, the cubeful equities of no double,
+double/take and double/pass (Janowski's model, per unit of the current cube, cube
+efficiency --efficiency), the proper cube action in words
 ("No double, take", "Double, take", "Double, pass", "Too good, pass", "Double, beaver",
 ...) and the take point: the winning chances the opponent needs to take a double.
 
@@ -45,11 +51,30 @@ action is played N plies ahead too (each side doubling, taking or passing at eve
 the look-ahead, as GNU Backgammon's cubeful evaluation does; see `gammon cube --help`); the
 probabilities and the take point stay 0-ply.
 
+At a match score (GNU Backgammon's POSID:MATCHID, or --score A-B --length N [--crawford],
+A the points of the player on roll, B his opponent's; --cube-value and --cube-owner for the
+cube) the cube part is score-aware (model.match_cube, with the live-cube match equity table
+of engine.met, gammon rate 0.26, cube efficiency --efficiency): the score and the cube are
+said, the equities are match winning chances (MWC) with their equivalent money equity per
+current cube (EMG: double/pass is +1, as GNU Backgammon prints it), and the action is no
+double where the player on roll may not double (the Crawford game, the opponent's cube, a
+dead cube), with the reason. --crawford marks the Crawford game (exactly one player at N-1
+points); a player at N-1 without it is post-Crawford. A Match ID carries its own score and
+cube: none of the score or cube options go with POSID:MATCHID; its dice, pending double or
+resignation are ignored (the cube action before the roll). At a match score the cube is
+0-ply (--plies looks only the plays of --dice ahead), the plays are ranked cubeless
+(--cubeful is money only), and Jacoby and beavers, money rules, are errors; money play
+with --cube-value or --cube-owner (or a money Match ID) values the cube as it lies (the
+Match ID's Jacoby flag is not read: --jacoby says it).
+
 The bot must estimate probabilities: net:PATH (net: alone for the shipped
 checkpoints/default.pt, the default) or gnubg.
 
 examples:
   gammon analyze 4HPwATDgc/ABMA
+  gammon analyze 4HPwATDgc/ABMA:cAkAAAAAAAAA
+  gammon analyze 4HPwATDgc/ABMA --score 3-4 --length 5
+  gammon analyze 4HPwATDgc/ABMA --score 4-1 --length 5 --crawford
   gammon analyze 4HPwATDgc/ABMA --dice 3 1 --json
   gammon analyze 4HPwATDgc/ABMA --dice 3 1 --plies 1
   gammon analyze 4HPwATDgc/ABMA --dice 31 --cubeful --jacoby
@@ -59,8 +84,11 @@ examples:
 def add_parser(sub) -> None:
     p = sub.add_parser("analyze", help="probabilities, equities and cube action of a position",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("posid", nargs="?", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
+    p.add_argument("posid", nargs="?",
+                   help="gnubg Position ID, e.g. 4HPwATDgc/ABMA, or POSID:MATCHID, e.g. "
+                        "4HPwATDgc/ABMA:cAkAAAAAAAAA")
     add_cube_options(p)
+    add_score_options(p)
     p.add_argument("--dice", nargs="+", metavar="D",
                    help="also rank every legal play of this roll: D1 D2, or 31, or 3-1")
     p.add_argument("--cubeful", action="store_true",
@@ -157,17 +185,32 @@ def run(args) -> int:
     dice_words, posid = split_dice(args.dice, args.posid) if args.dice else (None, args.posid)
     if posid is None:
         raise UsageError("give a POSID")
-    board = read_position(posid, args.variant)
+    board, state = read_at_score(posid, args, options_state(args), args.variant)
     check_in_play(board)
     dice = list(read_roll(dice_words)) if dice_words else None
     if args.cubeful and not dice:
         raise UsageError("--cubeful ranks the plays of --dice: give --dice D1 D2")
     efficiency, jacoby, beavers = cube_settings(args)
+    check_money_rules(args, state)
+    if args.cubeful and is_match(state):
+        raise UsageError("--cubeful ranks plays by money equity: at a match score the plays "
+                         "are ranked cubeless (drop --cubeful)")
     bot, evaluate, efficiency = cube_model(args)
-    result = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers,
-                          plies=getattr(bot, "plies", 0))[0]
+    plies = getattr(bot, "plies", 0)
+    if state is None:  # money play, centred cube: the analysis of old
+        result = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers,
+                              plies=plies)[0]
+    elif is_match(state):
+        result = analyze_match_cube(evaluate, board, state, efficiency)
+    else:
+        result = analyze_money_cube(evaluate, board, state, efficiency, jacoby, beavers, plies)
     out = {"posid": posid.strip(), "bot": bot_name(args), "efficiency": efficiency,
            "jacoby": jacoby, "beavers": beavers, **result}
+    if state is not None:
+        out["match"] = state_fields(state)
+    if is_match(state):
+        out["match"]["met"] = met_words()
+        out["unit"] = "mwc"
     if dice:
         from .hint import CubeView
         cube = CubeView(efficiency, jacoby, beavers) if args.cubeful else None
@@ -177,7 +220,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(out))
     else:
-        print(report(out), end="")
+        print(report(out, state), end="")
     return 0
 
 
@@ -202,29 +245,66 @@ def ranked_with_loss(bot, board: np.ndarray, d1: int, d2: int,
     return out
 
 
-def report(a: dict) -> str:
-    """The analysis for people."""
+def _money_cube_words(state) -> str:
+    """The money cube in the header: 'centred cube' (as ever), or its value and owner."""
+    if state is None or (state.cube_value == 1 and state.cube_owner == CENTRED):
+        return "centred cube"
+    owner = {"centred": "centred", "mover": "owned by the player on roll",
+             "opponent": "owned by the opponent"}[match_fields(state)["cube_owner"]]
+    return f"cube {state.cube_value} {owner}"
+
+
+def _cube_lines(a: dict, state) -> list[str]:
+    """The cubeless and cubeful equities and the cube action: money per cube, or at a
+    match score in MWC and EMG."""
+    c = a["cubeful"]
+    if not is_match(state):
+        return [
+            f"{'cubeless equity':24}{a['cubeless_equity']:+.4f}",
+            "cubeful equities (per cube" + (f", {a['cube_plies']}-ply" if a.get("cube_plies")
+                                              else "") + "):",
+            f"{'  no double':24}{c['no_double']:+.4f}",
+            f"{'  double, take':24}{c['double_take']:+.4f}",
+            f"{'  double, pass':24}{c['double_pass']:+.4f}",
+            f"{'proper cube action':24}{a['decision']}",
+            f"{'take point':24}{a['take_point']:.1%} (the opponent has "
+            f"{a['taker_chances']:.1%})",
+        ]
+    e = a["cubeful_emg"]
+    rows = [("cubeless", a["cubeless_mwc"], a["cubeless_emg"]), ("cubeful equities:", None, None)]
+    rows += [(f"  {name.replace('_', ' ').replace('double ', 'double, ')}", c[name], e[name])
+             for name in ("no_double", "double_take", "double_pass")]
+    lines = [f"{'':24}{'MWC':>8}{'EMG':>9}"]
+    lines += [(f"{label:24}" + ("" if mwc is None else f"{mwc:8.2%}{emg:+9.4f}")).rstrip()
+              for label, mwc, emg in rows]
+    return lines + [f"{'proper cube action':24}{a['decision']}"]
+
+
+def report(a: dict, state=None) -> str:
+    """The analysis for people (``state``: the Match ID's or the options', None for a
+    plain money position)."""
     from .hint import ply_cells, probability_cells, probability_header
     p = a["probabilities"]
-    c = a["cubeful"]
     beavers = "beavers allowed" if a["beavers"] else "no beavers"
+    if is_match(state):
+        head = state_lines(state)
+        head[-1] += (f"; cube efficiency {a['efficiency']:.2f}; match equity table: "
+                     f"{a['match']['met']}")
+        head.append("equities: MWC = match winning chances, EMG = equivalent money equity "
+                    "per cube (double/pass = +1)")
+    else:
+        head = [f"money game, {_money_cube_words(state)}, Jacoby "
+                f"{'on' if a['jacoby'] else 'off'}, {beavers}, "
+                f"cube efficiency {a['efficiency']:.2f}"]
     lines = [
         f"{a['posid']}  {a['bot']}",
-        f"money game, centred cube, Jacoby {'on' if a['jacoby'] else 'off'}, {beavers}, "
-        f"cube efficiency {a['efficiency']:.2f}",
+        *head,
         "",
         f"{'':12}{'win':>8}{'gammon':>9}{'bg':>8}",
         f"{'on roll':12}{p['win']:8.1%}{p['win_gammon']:9.1%}{p['win_backgammon']:8.1%}",
         f"{'opponent':12}{1 - p['win']:8.1%}{p['lose_gammon']:9.1%}{p['lose_backgammon']:8.1%}",
         "",
-        f"{'cubeless equity':24}{a['cubeless_equity']:+.4f}",
-        "cubeful equities (per cube" + (f", {a['cube_plies']}-ply" if a.get("cube_plies")
-                                          else "") + "):",
-        f"{'  no double':24}{c['no_double']:+.4f}",
-        f"{'  double, take':24}{c['double_take']:+.4f}",
-        f"{'  double, pass':24}{c['double_pass']:+.4f}",
-        f"{'proper cube action':24}{a['decision']}",
-        f"{'take point':24}{a['take_point']:.1%} (the opponent has {a['taker_chances']:.1%})",
+        *_cube_lines(a, state),
     ]
     plays = a.get("plays")
     if plays is not None:

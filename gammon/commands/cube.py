@@ -8,39 +8,69 @@ import json
 from engine.rules import VARIANTS
 
 from ..errors import UsageError, quote
-from ..positions import answer_lines, read_position
+from ..positions import answer_lines
 from .analyze import add_cube_options, check_in_play, cube_model, cube_settings
 from .match import add_plies_option
+from .match_score import (add_score_options, check_money_rules, cube_answer, options_state,
+                          read_at_score)
 
 HELP = """\
-The proper money cube action of a position before the roll, centred cube, the player on
-roll free to double: one JSON line {"action": "no_double"|"double"|"too_good",
-"response": "take"|"pass"|"beaver"}, the response being what the opponent should answer
-to a double (see `gammon analyze` for the equities behind it). Jacoby and beavers are off
-unless asked for (--jacoby, --beavers), as in `gammon analyze` and `gammon match --cube`.
-The bot is the shipped network (net:) unless --bot names another (net:PATH, gnubg).
+The proper cube action of a position before the roll: money play, centred cube, the player
+on roll free to double (unless a match score or the cube options say otherwise, below): one
+JSON line {"action": "no_double"|"double"|"too_good", "response": "take"|"pass"|"beaver"},
+the response being what the opponent should answer to a double (see `gammon analyze` for
+the equities behind it). Jacoby and beavers are off unless asked for (--jacoby, --beavers),
+as in `gammon analyze` and `gammon match --cube`. The bot is the shipped network (net:)
+unless --bot names another (net:PATH, gnubg).
 
 With --plies N (or the bot net:PATH@N) the cube is played N plies ahead, as GNU
 Backgammon's cubeful evaluation does: each of the 21 rolls with its best play (0-ply), then
 the opponent's cube action and rolls, each side doubling, taking or passing at every turn,
 the cube heads at the end (0-ply = the cube heads alone; 2-ply takes about 0.1 s a position).
 
-With --batch, read one Position ID per line on stdin and answer each with one such line,
-flushed at once; a bad line is answered {"error": "..."} and the stream goes on.
+At a match score (GNU Backgammon's POSID:MATCHID, or --score A-B --length N [--crawford],
+A the points of the player on roll, B his opponent's) the action comes from the score-aware
+cube model (model.match_cube) with the live-cube match equity table of engine.met (gammon
+rate 0.26) and the cube efficiency of --efficiency; the answer is the same JSON line. Where
+the player on roll may not double the action is "no_double" (the response still says what
+his opponent should do were he doubled) and an extra key says why: "cube": "crawford" (the
+Crawford game), "owned by opponent" (in money play too: --cube-owner opponent) or "dead" (a
+single win at this cube already wins him the match, e.g. the leader post-Crawford).
+--crawford marks the Crawford game (exactly one player at N-1 points); a player at N-1
+without it is post-Crawford. --cube-value and --cube-owner set the cube (money play or
+--score); a Match ID carries its own score and cube, so none of these five options go with
+a POSID:MATCHID. Jacoby, beavers and the cube look-ahead (--plies) are money play only: at
+a match score they are an error (the Match ID's Jacoby flag is not read: --jacoby says it).
+The Match ID's dice, pending double or resignation are ignored: the answer is the cube
+action before the roll.
+
+With --batch, read one Position ID or POSID:MATCHID per line on stdin and answer each with
+one such line, flushed at once; a bad line is answered {"error": "..."} and the stream goes
+on. The score and cube options apply to the plain Position IDs (a POSID:MATCHID line with
+them is an error line), --jacoby and --beavers to the money lines, and --plies makes each
+match line an error line.
 
 examples:
   gammon cube 4HPwATDgc/ABMA
+  gammon cube 4HPwATDgc/ABMA:cAkAAAAAAAAA
+  gammon cube 4HPwATDgc/ABMA --score 5-5 --length 7
+  gammon cube 4HPwATDgc/ABMA --score 6-3 --length 7 --crawford
   printf '4HPwATDgc/ABMA\\n' | gammon cube --batch --beavers
 """
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("cube", help="the money cube action of positions (JSON lines)",
+    p = sub.add_parser("cube", help="the cube action of positions, money or at a match score "
+                                    "(JSON lines)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("posid", nargs="?", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
+    p.add_argument("posid", nargs="?",
+                   help="gnubg Position ID, e.g. 4HPwATDgc/ABMA, or POSID:MATCHID, e.g. "
+                        "4HPwATDgc/ABMA:cAkAAAAAAAAA")
     p.add_argument("--batch", action="store_true",
-                   help="read one Position ID per line on stdin, answer one JSON line each")
+                   help="read one Position ID or POSID:MATCHID per line on stdin, answer one "
+                        "JSON line each")
     add_cube_options(p)
+    add_score_options(p)
     add_plies_option(p)
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
@@ -48,16 +78,22 @@ def add_parser(sub) -> None:
 
 
 def answer(evaluate, efficiency: float, args, text: str, plies: int = 0) -> dict:
-    """The action and response for one Position ID (a UsageError for a bad one)."""
-    from eval.analysis import analyze_cube
+    """The action and response for one Position ID or POSID:MATCHID (a UsageError for a
+    bad one): money play as ever, or at the score of the Match ID or of the options."""
     words = text.split()
     if len(words) != 1:
-        raise UsageError(f"expected one Position ID, got {quote(text.strip())}")
-    board = read_position(words[0], args.variant)
+        raise UsageError(f"expected one Position ID or POSID:MATCHID, got {quote(text.strip())}")
+    given = options_state(args)
+    board, state = read_at_score(words[0], args, given, args.variant)
     check_in_play(board)
     _, jacoby, beavers = cube_settings(args)
-    a = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers, plies=plies)[0]
-    return {"action": a["action"], "response": a["response"]}
+    if state is None:  # money play, centred cube: exactly the answer of old
+        from eval.analysis import analyze_cube
+        a = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers, plies=plies)[0]
+        return {"action": a["action"], "response": a["response"]}
+    if not getattr(args, "batch", False):  # in a stream they are for the money lines
+        check_money_rules(args, state)
+    return cube_answer(evaluate, board, state, efficiency, jacoby, beavers, plies)
 
 
 def run(args) -> int:
@@ -65,6 +101,7 @@ def run(args) -> int:
         raise UsageError("--batch reads positions from stdin; give no POSID")
     if not args.batch and args.posid is None:
         raise UsageError("give a POSID (or --batch)")
+    check_money_rules(args, options_state(args))  # bad options: an error before any line
     bot, evaluate, efficiency = cube_model(args)
     plies = getattr(bot, "plies", 0)
     if not args.batch:
