@@ -551,3 +551,15 @@ def test_a_signal_stops_the_server_cleanly(command, signum, ignored):
             proc.kill()
             proc.wait()
         proc.stderr.close()
+
+
+def test_servers_ask_torch_for_one_thread():
+    import torch
+    from gammon.external import one_torch_thread
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        one_torch_thread()
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)

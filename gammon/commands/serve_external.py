@@ -73,7 +73,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from engine.cube import CubeRules
 
-    from ..external import ExternalPlayer, listen, serve, signal_name, stop_on_signals
+    from ..external import (ExternalPlayer, listen, one_torch_thread, serve, signal_name,
+                            stop_on_signals)
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0..65535, got {args.port}")
     if args.connections < 0:
@@ -84,6 +85,7 @@ def run(args) -> int:
         raise UsageError(f"--max-clients must be >= 1, got {args.max_clients}")
     bot_name = with_plies(args.bot, args.plies)
     bot = load_bot(bot_name, args.seed, args.variant, CubeRules())
+    one_torch_thread()
     player = ExternalPlayer(bot, args.variant)
     try:
         server = listen(args.host, args.port)

@@ -55,7 +55,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from eval.cube_bots import probability_source
 
-    from ..external import signal_name, stop_on_signals
+    from ..external import one_torch_thread, signal_name, stop_on_signals
     from ..http_api import Api, make_server
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0..65535, got {args.port}")
@@ -66,6 +66,7 @@ def run(args) -> int:
     bot_name = with_plies(args.bot, args.plies)
     bot = load_bot(bot_name, None, args.variant)
     api = Api(bot, bot_name, args.variant, probability_source(bot))
+    one_torch_thread()
     try:
         server = make_server(api, args.host, args.port, args.timeout, args.max_clients)
     except OSError as e:
