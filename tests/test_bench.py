@@ -67,6 +67,7 @@ def test_movegen_benchmark_against_a_baseline_revision():
     assert "scalar reference" in names
 
 
+@pytest.mark.slow  # a git archive and two training runs in subprocesses: 15 s
 def test_training_benchmark_against_a_baseline_revision(capsys):
     from train.bench import main
     head = _head()

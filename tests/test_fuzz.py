@@ -70,16 +70,21 @@ def check(args: list[str], stdin: str = "") -> tuple[int, str, str]:
     return code, out, err
 
 
-def slots(template: list[str]) -> list[list[str]]:
-    """Every BAD value in the slot marked None of ``template``."""
+def slots(template: list[str], values: list[str] = BAD) -> list[list[str]]:
+    """Every one of ``values`` (the BAD ones) in the slot marked None of ``template``."""
     i = template.index(None)
-    return [template[:i] + [value] + template[i + 1:] for value in BAD]
+    return [template[:i] + [value] + template[i + 1:] for value in values]
 
 
-def run_all(templates: list[list[str]]) -> int:
+# every other BAD value, for the commands whose inputs cost a network call each (the
+# suite's ten minutes); the whole list still goes through the cheaper commands
+HALF = BAD[::2]
+
+
+def run_all(templates: list[list[str]], values: list[str] = BAD) -> int:
     n = 0
     for template in templates:
-        for args in slots(template):
+        for args in slots(template, values):
             check(args)
             n += 1
     return n
@@ -150,14 +155,14 @@ def test_analyze_and_cube_at_a_match_score():
         ["cube", START, "--cube-value", None, "--cube-owner", "opponent"],
         ["cube", "--batch", "--score", None, "--length", "5"],
         ["cube", "--batch", "--length", None, "--cube-owner", "mover"],
-    ])
-    for v in BAD:  # the Match ID of POSID:MATCHID, and the Position ID before one
+    ], HALF)
+    for v in HALF:  # the Match ID of POSID:MATCHID, and the Position ID before one
         for args in (["analyze", f"{START}:{v}"], ["cube", f"{START}:{v}"],
                      ["cube", f"{v}:cAkAAAAAAAAA"], ["analyze", f"{START}:{v}", "--json",
                                                      "--length", "7"]):
             check(args)
             n += 1
-    assert n == 14 * len(BAD)
+    assert n == 14 * len(HALF)
 
 
 def test_met_and_show_match_ids():
@@ -166,13 +171,13 @@ def test_met_and_show_match_ids():
         ["met", "--length", None, "--cubeless", "--json"], ["met", "--file", None],
         ["met", "--file", None, "--length", "2"], ["show", None, "--json"],
         ["show", "--batch", None], ["show", START, "--json", "--variant", None],
-    ])
-    for v in BAD:  # the Match ID of POSID:MATCHID, and the Position ID before one
+    ], HALF)
+    for v in HALF:  # the Match ID of POSID:MATCHID, and the Position ID before one
         for args in (["show", f"{START}:{v}"], ["show", f"{START}:{v}", "--json"],
                      ["show", f"{v}:cAkAAAAAAAAA"]):
             check(args)
             n += 1
-    assert n == 11 * len(BAD)
+    assert n == 11 * len(HALF)
 
 
 def test_play_arguments():

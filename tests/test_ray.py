@@ -55,6 +55,7 @@ def test_a_distributed_match_is_the_single_process_match(local_ray):
     assert split.games == 600 and split.chunk == 120
 
 
+@pytest.mark.slow  # for the suite's 10 minutes; the default run keeps a Ray training and match
 def test_a_distributed_cubeful_match_is_the_single_process_match(local_ray):
     from eval.distributed import run_distributed_match
     rules = CubeRules(jacoby=True)
@@ -129,6 +130,7 @@ def test_the_learner_values_actor_games_with_its_own_network(tmp_path):
     assert np.all(finished.values[:, 0] == 0)  # never used: not computed
 
 
+@pytest.mark.slow  # for the suite's 10 minutes; the default run keeps a Ray training and match
 def test_a_killed_actor_is_replaced_and_the_games_go_on(local_ray):
     from train.actors import ActorPool
     lines = []

@@ -27,9 +27,11 @@ def small(games, **train):
 
 
 def test_presets_load():
-    for name in ("default", "strong"):
+    for name, encoding in (("default", "classic"), ("classic", "classic"),
+                           ("strong", "advanced")):
         config = load(ROOT / "configs" / f"{name}.toml")
-        assert config.model.encoding == "classic" and config.train.games > 0
+        assert config.model.encoding == encoding and config.train.games > 0
+    assert load(ROOT / "configs" / "strong.toml").model.race_hidden == (64,)
 
 
 @pytest.mark.parametrize("data, message", [
