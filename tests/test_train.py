@@ -168,3 +168,55 @@ def test_one_ply_targets_are_the_mean_over_the_rolls_of_the_best_play(tmp_path):
             probs = trainer.evaluator.after_play(plays.boards)
             expected += weight * probs[np.argmax(equity(probs))]
         np.testing.assert_allclose(targets[i], expected, atol=1e-5)
+
+
+def _reference_update(trainer) -> None:
+    """The minibatch step written plainly, as training first did it: each minibatch's
+    positions gathered one minibatch at a time, Adam one parameter tensor at a time."""
+    t = trainer.config.train
+    for group in trainer.optimizer.param_groups:
+        group["lr"] = trainer.learning_rate()
+    states = np.concatenate(trainer.pending_states)
+    targets = torch.from_numpy(np.concatenate(trainer.pending_targets))
+    trainer.pending_states, trainer.pending_targets = [], []
+    nets = trainer._inputs(states)
+    order = trainer.rng.permutation(len(states))
+    for start in range(0, len(states), t.batch_size):
+        batch = order[start:start + t.batch_size]
+        loss = 0.0
+        for net, x, row in nets:
+            mine = batch[row[batch] >= 0]
+            if len(mine):
+                logits = net(x[torch.from_numpy(row[mine])])
+                loss = loss - (targets[torch.from_numpy(mine)] *
+                               torch.log_softmax(logits, dim=-1)).sum()
+        loss = loss / len(batch)
+        trainer.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        trainer.optimizer.step()
+    trainer.evaluator.invalidate()
+
+
+@pytest.mark.parametrize("race_hidden", [(), (16,)])
+def test_the_minibatch_step_is_the_plain_one_number_for_number(tmp_path, race_hidden):
+    """The update gathers each network's positions once per epoch and runs Adam on all
+    tensors at once (for speed); the weights after it equal, bit for bit, those of the
+    plain loop over minibatches with one-tensor Adam, with one network and with a race net."""
+    def trainer(out):
+        config = small(160, parallel_games=32, update_every=1024, batch_size=100).with_overrides(
+            model={"race_hidden": race_hidden, "race_encoding": "classic"})
+        return Trainer(config, tmp_path / out, log=lambda text: None)
+    fast, plain = trainer("fast"), trainer("plain")
+    plain.optimizer = torch.optim.Adam(plain.optimizer.param_groups[0]["params"],
+                                       lr=plain.config.train.learning_rate, foreach=False)
+    plain._update = lambda: _reference_update(plain) or 0.0
+    nets = lambda tr: [tr.net, *(net for net, _ in tr.phases.values())]  # noqa: E731
+    before = [{k: v.clone() for k, v in net.state_dict().items()} for net in nets(fast)]
+    fast.run()
+    plain.run()
+    assert fast.counters.updates > 20
+    for net, start in zip(nets(fast), before):  # every network learned something
+        assert not torch.equal(net.state_dict()["out.weight"], start["out.weight"])
+    for a, b in zip(nets(fast), nets(plain)):
+        for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items()):
+            assert torch.equal(x, y), name

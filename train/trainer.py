@@ -143,7 +143,9 @@ class Trainer:
             self.phases["race"] = (race.to(self.device), m.race_encoding)
         parameters = [*self.net.parameters(),
                       *(p for net, _ in self.phases.values() for p in net.parameters())]
-        self.optimizer = torch.optim.Adam(parameters, lr=t.learning_rate)
+        # foreach: Adam's arithmetic on all parameters at once (fewer calls per step; the same
+        # numbers as the one-tensor-at-a-time loop, checked by tests/test_train.py)
+        self.optimizer = torch.optim.Adam(parameters, lr=t.learning_rate, foreach=True)
         # separate generators: the dice of self-play, and the order of the minibatches
         dice_seed, order_seed = np.random.SeedSequence(t.seed).spawn(2)
         self.rng = np.random.default_rng(order_seed)
@@ -268,18 +270,28 @@ class Trainer:
             net.train()
         for _ in range(t.epochs):
             order = self.rng.permutation(len(states))
-            for start in range(0, len(states), t.batch_size):
-                batch = order[start:start + t.batch_size]
+            starts = range(0, len(states), t.batch_size)
+            # per network, its positions in minibatch order, gathered once: (n_net, F)
+            # inputs and (n_net, 6) targets, and where each minibatch's share begins (the
+            # same numbers, in the same order, as gathering them minibatch by minibatch)
+            shares = []
+            for net, x, row in nets:
+                picked = row[order]  # (N,) row in x, -1 for another network's
+                mine = picked >= 0
+                index = torch.from_numpy(picked[mine]).to(self.device)
+                bounds = np.concatenate([[0], np.cumsum(mine)])[[*starts, len(states)]]
+                shares.append((net, x[index], targets[torch.from_numpy(order[mine]).to(
+                    self.device)], bounds))
+            for b, start in enumerate(starts):
                 # cross-entropy against soft targets (lambda-returns are mixtures), each
                 # position through its phase's network
                 loss = 0.0
-                for net, x, row in nets:
-                    mine = batch[row[batch] >= 0]
-                    if len(mine):
-                        logits = net(x[torch.from_numpy(row[mine]).to(self.device)])
-                        rows = torch.from_numpy(mine).to(self.device)
-                        loss = loss - (targets[rows] * torch.log_softmax(logits, dim=-1)).sum()
-                loss = loss / len(batch)
+                for net, x, y, bounds in shares:
+                    lo, hi = bounds[b], bounds[b + 1]
+                    if hi > lo:
+                        loss = loss - (y[lo:hi] * torch.log_softmax(net(x[lo:hi]),
+                                                                   dim=-1)).sum()
+                loss = loss / min(t.batch_size, len(states) - start)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 self.optimizer.step()
