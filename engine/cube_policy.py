@@ -14,6 +14,14 @@ double evaluates the doubler's position, as it would if it were thinking of doub
 The loop asks only where a double is legal, and turns a beaver the rules do not allow into
 a take.
 
+In match play the loop first tells the bot the score of those N positions, from the
+doubler's side (``engine.match.MatchScore``), through a third optional method:
+
+    observe_score(score: MatchScore | None) -> None   (None: money play again)
+
+(``tell_score``); the same is done before it chooses plays, from the mover's side. A bot
+without it plays every score as money.
+
 A bot without these methods never doubles and always takes (``NeverDouble``). ``CubeBot``
 gives any checker-playing bot a cube strategy without touching its class.
 """
@@ -61,6 +69,10 @@ class CubeBot(Bot):
     def respond(self, boards, cube_value, cube_owner) -> np.ndarray:
         return np.asarray(self.cube.respond(boards, cube_value, cube_owner)).astype(np.int8)
 
+    def observe_score(self, score) -> None:
+        tell_score(self.bot, score)
+        tell_score(self.cube, score)
+
     def __getattr__(self, attr):
         # only reached for attributes CubeBot lacks: the inner bot's (e.g. a net's evaluator)
         if attr in ("bot", "cube"):
@@ -80,10 +92,18 @@ def offers(bot, boards: np.ndarray, value: np.ndarray, owner: np.ndarray) -> np.
     return answer
 
 
+def tell_score(bot, score) -> None:
+    """``bot.observe_score(score)`` where it has one (``engine.match.MatchScore`` of the N
+    positions it is about to be asked about, or None for money play)."""
+    observe = getattr(bot, "observe_score", None)
+    if observe is not None:
+        observe(score)
+
+
 def responses(bot, boards: np.ndarray, value: np.ndarray, owner: np.ndarray) -> np.ndarray:
     """``bot.respond`` where it has one, else always take: (N,) int8."""
     ask = getattr(bot, "respond", None) or _NEVER.respond
     return np.asarray(ask(boards, value, owner)).astype(np.int8)
 
 
-__all__ = ["NeverDouble", "CubeBot", "offers", "responses"]
+__all__ = ["NeverDouble", "CubeBot", "offers", "responses", "tell_score"]

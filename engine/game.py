@@ -42,8 +42,9 @@ import numpy as np
 
 from .cube import (BEAVER, PASS, TAKE, Cube, CubeRules, accept, game_points, legal_responses,
                    may_double, opening_ties, pass_points, start_cubes)
-from .cube_policy import offers, responses
+from .cube_policy import offers, responses, tell_score
 from .dice import DiceTable
+from .match import MatchContext, MatchScore
 from .movegen import Plays, legal_plays
 from .rules import Rules, variant as get_variant
 from .rules.nuclear import THEIRS, explode, may_detonate
@@ -112,18 +113,21 @@ def _observe(policy, extra: dict | None) -> None:
 
 def play_turn(policies: tuple[Policy, Policy], boards: np.ndarray, side: np.ndarray,
               roll: np.ndarray, rules: Rules | str = "standard",
-              extra: dict | None = None) -> np.ndarray:
+              extra: dict | None = None, score: MatchScore | None = None) -> np.ndarray:
     """Each game's seat on roll plays its roll: afterstates (N, 26) int8, not flipped.
 
     boards (N, 26) from the seat on roll, side (N,) that seat (0 or 1), roll (N, 2). One
     call of the generator when both seats are the same player (self-play). ``extra`` (the
     variant's state of these N games, name -> (N,) array, relative to the mover) is passed
-    to each policy's ``observe_extra`` for its games right before it chooses.
+    to each policy's ``observe_extra`` for its games right before it chooses; in match play
+    ``score`` (the N games' ``MatchScore`` from the side on roll) to its ``observe_score``.
     """
     rules = get_variant(rules)
     if policies[0] is policies[1]:
         plays = legal_plays(boards, roll, rules)
         _observe(policies[0], extra)
+        if score is not None:
+            tell_score(policies[0], score)
         return plays.boards[policies[0](plays, boards, roll)]
     after = np.empty((len(boards), 26), dtype=np.int8)
     for s in (0, 1):
@@ -133,6 +137,8 @@ def play_turn(policies: tuple[Policy, Policy], boards: np.ndarray, side: np.ndar
         plays = legal_plays(boards[mine], roll[mine], rules)
         if extra:
             _observe(policies[s], {name: v[mine] for name, v in extra.items()})
+        if score is not None:
+            tell_score(policies[s], score.rows(mine))
         after[mine] = plays.boards[policies[s](plays, boards[mine], roll[mine])]
     return after
 
@@ -230,26 +236,40 @@ class CubeCounts:
 
 
 def cube_decisions(policies, state: GameState, rows: np.ndarray, rules: CubeRules,
-                   counts: CubeCounts | None = None, on_cube=None) -> np.ndarray:
+                   counts: CubeCounts | None = None, on_cube=None,
+                   match: MatchContext | None = None) -> np.ndarray:
     """The cube before the roll of the games ``rows``: offers where the rules allow, then
     answers; updates the cube, the points of passed games and ``counts`` in place.
+
+    In match play (``match``, by game) nobody doubles in the Crawford game ("the game
+    after a player first reaches N-1 has no doubling", ``engine.match``), and both the
+    doubler and the taker are told the score from the doubler's side before they decide.
 
     Returns (len(rows),) bool: games ended by a passed double.
     """
     cube = state.cube
     over = np.zeros(len(rows), dtype=bool)
-    can = np.flatnonzero(may_double(Cube(cube.value[rows], cube.owner[rows]), rules))
+    allowed = may_double(Cube(cube.value[rows], cube.owner[rows]), rules)
+    if match is not None:
+        allowed &= ~match.crawford[rows]
+    can = np.flatnonzero(allowed)
     for doubler in (0, 1):
         at = can[state.seat[rows[can]] == doubler]  # positions in rows
         if len(at) == 0:
             continue
         g = rows[at]
+        if match is not None:
+            tell_score(policies[doubler], match.view(g, np.full(len(g), doubler),
+                                                     cube.value[g], cube.owner[g]))
         doubled = offers(policies[doubler], state.boards[g], cube.value[g], cube.owner[g])
         at, g = at[doubled], g[doubled]
         if len(g) == 0:
             continue
         taker = 1 - doubler
         before = Cube(cube.value[g], cube.owner[g])
+        if match is not None:
+            tell_score(policies[taker], match.view(g, np.full(len(g), doubler),
+                                                   before.value, before.owner))
         answer = legal_responses(
             responses(policies[taker], state.boards[g], before.value, before.owner), before,
             rules)
@@ -298,7 +318,8 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
          on_position: Callable[[np.ndarray, np.ndarray], None] | None = None,
          dice: DiceTable | None = None, dice_rows: np.ndarray | None = None,
          on_play: Callable[..., None] | None = None, cube: CubeRules | None = None,
-         ties: np.ndarray | None = None, on_cube=None) -> Results:
+         ties: np.ndarray | None = None, on_cube=None,
+         match: MatchContext | None = None) -> Results:
     """Play ``games`` games between policies[0] (seat 0) and policies[1] (seat 1).
 
     The opening roll decides who moves first and is that seat's first roll. Dice come from
@@ -316,8 +337,19 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
     Under rules with a bomb (Nuclear) the player on roll may detonate it before every roll
     but the opening one (``bomb_decisions``), before the cube's decision; policies are told
     the bomb before they choose a play (``observe_extra``); ``Results.detonations`` counts.
+
+    With ``match`` (``engine.match.MatchContext``, one per game) each game is a game of a
+    match: the cube is used (``cube``, default ``CubeRules()``: no Jacoby, no beavers, no
+    automatic doubles), not in the Crawford game, and the policies are told the score
+    (``observe_score``) before every decision, from the side deciding (the doubler's for
+    both cube decisions); they are told None when the games are over.
     """
     rules = get_variant(variant)
+    if match is not None:
+        cube = cube or CubeRules()
+        if cube.jacoby or cube.beavers or cube.auto_doubles:
+            raise ValueError("a match has no Jacoby rule, no beavers and no automatic doubles")
+        ties = np.zeros(len(dice.first) if dice is not None else games, dtype=np.int64)
     if dice is None:
         dice = DiceTable(rng, games)
     rows = np.arange(games) if dice_rows is None else np.asarray(dice_rows)
@@ -334,6 +366,24 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
     detonated = np.zeros((games, 2), dtype=np.int16) if bomb else None
     roll = dice.opening[rows]
     live = np.arange(games)
+    try:
+        _loop(policies, state, rules, dice, rows, roll, live, max_plies, cube, counts, passed,
+              detonated, on_position, on_play, on_cube, match)
+    finally:
+        if match is not None:
+            for policy in policies:
+                tell_score(policy, None)
+    if cube is None:
+        return Results(state.points, state.plies, detonations=detonated)
+    return Results(state.points, state.plies, state.cube.value, passed, counts.offers,
+                   counts.takes, counts.beavers, counts.passes, detonated)
+
+
+def _loop(policies, state: GameState, rules: Rules, dice: DiceTable, rows, roll, live,
+          max_plies: int, cube, counts, passed, detonated, on_position, on_play, on_cube,
+          match) -> None:
+    """The turns of ``play`` until every game is over or ``max_plies``."""
+    bomb = detonated is not None
     for ply in range(max_plies):
         if len(live) == 0:
             break
@@ -341,7 +391,7 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
             if bomb:  # first the bomb, then the cube on the position after it
                 bomb_decisions(policies, state, live, detonated)
             if cube is not None:
-                over = cube_decisions(policies, state, live, cube, counts, on_cube)
+                over = cube_decisions(policies, state, live, cube, counts, on_cube, match)
                 passed[live[over]] = True
                 live = live[~over]
             roll = dice.roll(rows[live], ply)
@@ -350,15 +400,15 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
             on_position(boards, roll)
         extra = ({name: v[live] for name, v in state.extra.items()} if rules.extra_state
                  else None)
-        after = play_turn(policies, boards, state.seat[live], roll, rules, extra)
+        score = None
+        if match is not None:
+            score = match.view(live, state.seat[live], state.cube.value[live],
+                               state.cube.owner[live])
+        after = play_turn(policies, boards, state.seat[live], roll, rules, extra, score)
         if on_play is not None:
             on_play(live, state.seat[live], boards, roll, after)
         won = end_turn(state, live, after, rules, cube)
         live = live[won == 0]
-    if cube is None:
-        return Results(state.points, state.plies, detonations=detonated)
-    return Results(state.points, state.plies, state.cube.value, passed, counts.offers,
-                   counts.takes, counts.beavers, counts.passes, detonated)
 
 
 __all__ = ["GameState", "Policy", "Results", "CubeCounts", "new_games", "restart",

@@ -12,6 +12,11 @@ The player on roll adds 1/7 of his count to it. He doubles when his count then e
 opponent's by at most 4 (redoubles, owning the cube, by at most 3); the opponent takes when
 it exceeds his by at least 2. In contact this strategy never doubles and always takes: it
 has no model of contact positions, and never beavers. Vectorised over the batch.
+
+In match play (told the score by ``observe_score``) two plain match rules come on top: a
+player whose single win at the current cube already wins the match never doubles (his cube
+is dead), and post-Crawford the trailer doubles at his first chance (he loses the match
+with any lost game anyway) while the leader always takes.
 """
 
 from __future__ import annotations
@@ -49,12 +54,33 @@ class KeithCube:
 
     name = "race"
 
+    def __init__(self):
+        self.score = None  # engine.match.MatchScore of the positions asked about, or None
+
+    def observe_score(self, score) -> None:
+        from model.match_cube import match_only
+        self.score = match_only(score)
+
+    def _post_crawford(self, n: int):
+        """(trailer, leader): (N,) bool, the doubler is the post-Crawford trailer/leader."""
+        a, b, _, crawford, _, _ = self.score.arrays(n)
+        post = ~crawford & ((a == 1) | (b == 1))
+        return post & (a > 1), post & (a == 1)
+
     def offer_double(self, boards, cube_value, cube_owner) -> np.ndarray:
         within = np.where(np.asarray(cube_owner) > 0, REDOUBLE_WITHIN, DOUBLE_WITHIN)
-        return is_race(boards) & (keith_margin(boards) <= within)
+        double = is_race(boards) & (keith_margin(boards) <= within)
+        if self.score is None:
+            return double
+        a = self.score.arrays(len(boards))[0]
+        trailer, _ = self._post_crawford(len(boards))
+        return (double | trailer) & (np.asarray(cube_value) < a)
 
     def respond(self, boards, cube_value, cube_owner) -> np.ndarray:
         take = ~is_race(boards) | (keith_margin(boards) >= TAKE_FROM)
+        if self.score is not None:  # the doubler's side: he is the trailer, we lead
+            trailer, _ = self._post_crawford(len(boards))
+            take |= trailer
         return take.astype(np.int8)  # 1 take, 0 pass
 
 

@@ -25,10 +25,19 @@ class HeadsCube:
                  beavers: bool = False):
         self.evaluate, self.efficiency = evaluate, efficiency
         self.jacoby, self.beavers = jacoby, beavers
+        self.score = None  # engine.match.MatchScore of the positions asked about, or None
+
+    def observe_score(self, score) -> None:
+        """The match score of the next positions (None: money play)."""
+        from .match_cube import match_only
+        self.score = match_only(score)
 
     def decision(self, boards: np.ndarray, cube_owner):
         """The full decision (``model.cube.CubeDecision``) of N positions before the roll."""
         probs = np.asarray(self.evaluate(boards), dtype=np.float64)  # (N, 6|5)
+        if self.score is not None:
+            from .match_cube import match_decide, met_for
+            return match_decide(probs, self.score, met_for(self.score), self.efficiency)
         return decide(probs, np.asarray(cube_owner), self.efficiency, self.jacoby,
                       self.beavers)
 

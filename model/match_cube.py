@@ -82,11 +82,11 @@ scalars or (N,) arrays, and returns (N,).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from engine.match import CENTRED, MOVER, OPPONENT, MatchScore
 from engine.met import MatchEquityTable, met_from_gammon_rate
 from model import cube as money
 from model.cube import (
@@ -105,54 +105,12 @@ from model.cube import (
 
 GAMMON_RATE = 0.26  # of the default MET
 _EPS = 1e-9
-CENTRED, MOVER, OPPONENT = 0, 1, -1  # cube owner, as model.cube's owner (+1 he owns it)
 
 
 @lru_cache(maxsize=4)
 def default_met(length: int = 25, gammon_rate: float = GAMMON_RATE) -> MatchEquityTable:
     """engine.met's live-cube table from the gammon rate (cached: about a second at 25)."""
     return met_from_gammon_rate(length, gammon_rate, cube=True)
-
-
-@dataclass(frozen=True)
-class MatchScore:
-    """The score and cube from the player on roll's side; each field a scalar or (N,).
-
-    away:     points the mover needs to win the match (a-away), >= 1 in a match
-    opp_away: points his opponent needs (b-away), >= 1
-    length:   the match length; 0 for money play (away and opp_away are then ignored)
-    crawford: this game is the Crawford game (someone is 1-away, no doubling)
-    cube:     the cube's value, 1, 2, 4, ..
-    owner:    CENTRED (0), MOVER (+1) or OPPONENT (-1)
-    """
-
-    away: object = 0
-    opp_away: object = 0
-    length: object = 0
-    crawford: object = False
-    cube: object = 1
-    owner: object = CENTRED
-
-    @classmethod
-    def from_match_state(cls, state, player: int | None = None) -> MatchScore:
-        """The score of a gnubg Match ID (``engine.formats.matchid.MatchState``) from the
-        side of ``player`` (default: the player on roll)."""
-        me = state.on_roll if player is None else player
-        n = state.length
-        owner = (CENTRED if state.cube_owner not in (0, 1)
-                 else MOVER if state.cube_owner == me else OPPONENT)
-        if n == 0:
-            return cls(0, 0, 0, False, state.cube_value, owner)
-        return cls(n - state.score[me], n - state.score[1 - me], n, bool(state.crawford),
-                   state.cube_value, owner)
-
-    def arrays(self, n: int) -> tuple:
-        """(a, b, length, crawford, cube, owner), each (n,)."""
-        def col(v, dtype):
-            return np.broadcast_to(np.asarray(v, dtype=dtype), (n,))
-        return (col(self.away, np.int64), col(self.opp_away, np.int64),
-                col(self.length, np.int64), col(self.crawford, bool),
-                col(self.cube, np.int64), col(self.owner, np.int64))
 
 
 def is_money(score: MatchScore) -> bool:
@@ -351,6 +309,65 @@ def match_decide(p5, score: MatchScore, met: MatchEquityTable | None = None,
     return CubeDecision(action, decision.response, equity)
 
 
+def met_for(score: MatchScore) -> MatchEquityTable:
+    """The default table, long enough for the score's match length (25 points at least)."""
+    return default_met(max(25, int(np.max(np.asarray(score.length)))))
+
+
+def play_mwc(probs_after, score: MatchScore, met: MatchEquityTable | None = None,
+             efficiency: float = EFFICIENCY) -> np.ndarray:
+    """The mover's match winning chance after each of K plays: (K, 6|5) outcome
+    probabilities for him (``model.policy.NetPolicy.probabilities``), ``score`` the K
+    plays' score from his side before the play (cube owner relative to him) -> (K,).
+
+    After the play his opponent is on roll and may double: the opponent's MWC is his
+    equity after his best cube action at the score (``match_decide``, with the cube life
+    of the money heads), and the mover's is one minus it. Checker play by this number is
+    "by match equity, not money equity": a play that wins more gammons is worth more
+    where a gammon wins the match, nothing where a single game does.
+    """
+    theirs = flip_outcomes_five(_five(probs_after))
+    met = met or met_for(score)
+    return 1.0 - match_decide(theirs, score.flipped(), met, efficiency).equity
+
+
+class ScoreAware:
+    """For bots that score plays by outcome probabilities (the nets): told the match score
+    (``observe_score``, the ``engine.game`` loop's third optional method), they value a
+    play by the mover's match winning chance (``play_mwc``) instead of money equity."""
+
+    score = None  # engine.match.MatchScore of the positions asked about; None: money
+    money_label = "equity"
+
+    def observe_score(self, score) -> None:
+        """The match score of the next positions (None, or length 0: money play)."""
+        self.score = match_only(score)
+
+    @property
+    def score_label(self) -> str:
+        return "MWC" if self.score is not None else self.money_label
+
+    def values(self, plays, probs) -> np.ndarray:
+        """(K,) what the mover maximises over ``plays``: money equity of ``probs`` (K, 6),
+        or his MWC at the score."""
+        if self.score is None:
+            from engine.outcomes import equity
+            return equity(probs)
+        return play_mwc(probs, self.score.rows(plays.root))
+
+
+def match_only(score):
+    """``score`` when it is a match score, else None (money play)."""
+    from engine.match import is_match
+    return score if is_match(score) else None
+
+
+def flip_outcomes_five(p5: np.ndarray) -> np.ndarray:
+    """Five probabilities (win, wg, wbg, lg, lbg) seen by the other player: (N, 5)."""
+    p5 = np.asarray(p5, dtype=np.float64).reshape(-1, 5)
+    return np.stack([1 - p5[:, 0], p5[:, 3], p5[:, 4], p5[:, 1], p5[:, 2]], axis=1)
+
+
 def to_emg(mwc, score: MatchScore, met: MatchEquityTable | None = None, n: int | None = None):
     """MWC (N,) as equivalent money equity per current cube (gnubg's unit): (N,)."""
     mwc = np.asarray(mwc, dtype=np.float64).reshape(-1)
@@ -378,5 +395,10 @@ __all__ = [
     "match_decide",
     "match_winning_chances",
     "may_double",
+    "met_for",
+    "play_mwc",
+    "ScoreAware",
+    "match_only",
+    "flip_outcomes_five",
     "to_emg",
 ]

@@ -30,6 +30,7 @@ from engine.rules import variant as get_variant
 from . import botfile
 from .bomb import BombInput, plain_boards
 from .encoding import _POINT_UNITS, encoder, fold_bomb
+from .match_cube import ScoreAware
 
 _PAIR_OFFSETS = (np.arange(12) * 31 * 31)[None, :]  # first row of each pair of points
 
@@ -149,11 +150,11 @@ class NumpyEvaluator:
         return equity(self(fold_bomb(boards, bomb)))
 
 
-class NumpyNetBot(BombInput, Bot):
-    """Plays the afterstate with the highest cubeless equity (0-ply), NumPy only."""
+class NumpyNetBot(ScoreAware, BombInput, Bot):
+    """Plays the afterstate with the highest cubeless equity (0-ply), NumPy only; at a
+    match score (``observe_score``) the highest match winning chance."""
 
     name = "net"
-    score_label = "equity"
 
     def __init__(self, evaluator: NumpyEvaluator):
         self.evaluator = evaluator
@@ -163,7 +164,7 @@ class NumpyNetBot(BombInput, Bot):
         return self.evaluator.after_play(self.afterstates(plays))
 
     def scores(self, plays, boards, dice):
-        return equity(self.probabilities(plays))
+        return self.values(plays, self.probabilities(plays))
 
 
 def load_bot_file(path: str | Path, variant: str | None = None) -> NumpyNetBot:

@@ -21,6 +21,7 @@ from engine.rules import Rules, variant as get_variant
 from .bomb import BombInput, plain_boards
 from .encoding import CLASSIC_PLUS, encoder, fold_bomb
 from .lookahead import check_plies, evaluate_plays
+from .match_cube import ScoreAware
 from .net import ValueNet
 
 
@@ -92,17 +93,21 @@ class NetEvaluator:
         return equity(self(fold_bomb(boards, bomb)))
 
 
-class NetPolicy(BombInput, Bot):
+class NetPolicy(ScoreAware, BombInput, Bot):
     """Plays the afterstate with the highest cubeless equity, looking ``plies`` ahead as
     GNU Backgammon counts them (``model.lookahead``): 0-ply = the network alone, 1-ply =
     the opponent's 21 rolls, 2-ply = our 21 rolls after each of his replies too.
 
     With look-ahead only the plays the move filter keeps are looked ahead; the others keep
     their 0-ply value (``depths`` tells which) and are never chosen. One evaluation of a
-    batch of plays serves ``scores``, ``probabilities``, ``depths`` and ``choose`` alike."""
+    batch of plays serves ``scores``, ``probabilities``, ``depths`` and ``choose`` alike.
+
+    In match play (told the score by ``observe_score``: ``engine.match.MatchScore`` of the
+    positions, from the mover's side) the plays are scored and chosen by the mover's
+    match winning chance after them (``model.match_cube.ScoreAware``), not by money
+    equity; ``score_label`` then says "MWC"."""
 
     name = "net"
-    score_label = "equity"
 
     def __init__(self, evaluator: NetEvaluator, plies: int = 0):
         self.evaluator, self.plies = evaluator, check_plies(plies)
@@ -130,12 +135,12 @@ class NetPolicy(BombInput, Bot):
         return self.evaluate(plays)[1]
 
     def scores(self, plays, boards, dice):
-        return equity(self.probabilities(plays))
+        return self.values(plays, self.probabilities(plays))
 
     def choose(self, plays, boards, dice):
         """(N,) the best play of each position among those looked ahead."""
         probs, depths = self.evaluate(plays)
-        looked = np.where(depths == self.plies, equity(probs), -np.inf)
+        looked = np.where(depths == self.plies, self.values(plays, probs), -np.inf)
         return best_per_root(looked, plays.root, len(boards))
 
 

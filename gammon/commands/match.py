@@ -14,6 +14,8 @@ from ..errors import UsageError, quote
 from ..positions import SEED_MAX, SEED_RANGE, seed_type, whole_type
 
 MAX_GAMES = 100_000_000
+MAX_MATCHES = 10_000_000
+MAX_LENGTH = 64  # eval.matchplay.MAX_LENGTH
 MAX_CUBE = 2**20  # cube values (and points: x3) stay far from int32's limit
 
 HELP = f"""\
@@ -42,6 +44,17 @@ each), 2-ply = also at our 21 rolls after each of his replies. Only the best {FI
 of a position within {FILTER_EQUITY} equity of the best at 0-ply are looked ahead; the cube
 is decided at 0-ply. Each ply is some 20 times the work of the one before.
 
+With --match-to N the bots play --matches M matches to N points instead of money games:
+the cube is always used (no Jacoby, no beavers, no automatic doubles), the game after a
+player first reaches N-1 is the Crawford game (no doubling), and the bots decide at the
+score: nets choose their plays by match winning chance and their cube actions from the
+match equity table; pubeval and the heuristic bots double by the Keith count in races,
+never with a dead cube, at once as the post-Crawford trailer. Paired by default: matches
+2i and 2i+1 use the same dice game by game, seats swapped (M must be even). The report:
+A's match winning rate with its 95% interval (over pairs), points per match of both,
+games per match, Crawford games and cube actions. --save FILE writes one .mat file per
+match (FILE with the match number before the extension: FILE_0001.mat, ...).
+
 bots: {valid_names()}
 
 examples:
@@ -49,6 +62,7 @@ examples:
   gammon match net:@1 net: --games 200
   gammon match heuristic pubeval --games 10000 --seed 7 --json
   gammon match net: nodouble:net: --games 2000 --cube --jacoby --beavers
+  gammon match net: pubeval --match-to 7 --matches 1000
 """
 
 
@@ -57,7 +71,7 @@ def add_parser(sub) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", metavar="A", help="bot A (statistics are from its side)")
     p.add_argument("b", metavar="B", help="bot B")
-    p.add_argument("--games", type=whole_type("--games", 0, MAX_GAMES), default=1000,
+    p.add_argument("--games", type=whole_type("--games", 0, MAX_GAMES), default=None,
                    help="games to play (default: 1000)")
     p.add_argument("--seed", type=seed_type, default=None,
                    help=f"seed for dice and bots, {SEED_RANGE} (default: a fresh one, printed)")
@@ -75,6 +89,15 @@ def add_parser(sub) -> None:
                    help="with --actors: join the Ray cluster at ADDR")
     p.add_argument("--save", metavar="FILE",
                    help="write every game as a .mat match file (GNU Backgammon: import mat)")
+    series = p.add_argument_group("matches to N points")
+    series.add_argument("--match-to", type=whole_type("--match-to", 1, MAX_LENGTH),
+                        default=None, metavar="N",
+                        help=f"play matches to N points (1..{MAX_LENGTH}) instead of money "
+                             f"games")
+    series.add_argument("--matches", type=whole_type("--matches", 1, MAX_MATCHES),
+                        default=None, metavar="M",
+                        help="with --match-to: how many matches (default: 100; even when "
+                             "paired)")
     cube = p.add_argument_group("the doubling cube")
     cube.add_argument("--cube", action="store_true", help="cubeful money games")
     cube.add_argument("--jacoby", action="store_true",
@@ -171,6 +194,11 @@ def load_bot(name: str, seed: int | None = None, variant: str = "standard", rule
 def run(args) -> int:
     from eval.match import match_seeds, new_seed, run_match
     paired = not args.no_pairing
+    if args.match_to is not None:
+        return run_series(args, paired)
+    if args.matches is not None:
+        raise UsageError("--matches counts matches to N points: add --match-to N")
+    args.games = 1000 if args.games is None else args.games
     if args.games < 1 or (paired and args.games % 2):
         raise UsageError(f"--games must be positive{' and even with paired dice' if paired else ''}"
                          f" (or use --no-pairing), at most {MAX_GAMES:,}; got {args.games}")
@@ -199,6 +227,100 @@ def run(args) -> int:
     else:
         sys.stdout.write(table(result))
     return 0
+
+
+def run_series(args, paired: bool) -> int:
+    """``--match-to N``: matches to N points (``eval.matchplay``), with match statistics."""
+    from eval.match import match_seeds, new_seed
+    from eval.matchplay import matches_of, run_matches
+    matches = 100 if args.matches is None else args.matches
+    if args.games is not None:
+        raise UsageError("--games counts money games; with --match-to give --matches M")
+    for flag, on in (("--jacoby", args.jacoby), ("--beavers", args.beavers),
+                     ("--auto-doubles", args.auto_doubles), ("--max-cube", args.max_cube != 64)):
+        if on:
+            raise UsageError(f"{flag} is a money-game rule; a match to N points has no "
+                             f"Jacoby rule, beavers, automatic doubles or cube limit")
+    if args.actors is not None or args.ray_address is not None:
+        raise UsageError("--actors splits money games; drop it with --match-to")
+    if paired and matches % 2:
+        raise UsageError(f"--matches must be even with paired dice (or use --no-pairing); "
+                         f"got {matches}")
+    from engine.cube import CubeRules
+    seed = new_seed() if args.seed is None else args.seed
+    _, seed_a, seed_b = match_seeds(seed)
+    rules = CubeRules()
+    bot_a = load_bot(args.a, seed_a, args.variant, rules)
+    bot_b = load_bot(args.b, seed_b, args.variant, rules)
+    recorder = None
+    if args.save:
+        check_writable(args.save, "--save")
+        from engine.formats.record import PlayRecorder
+        recorder = PlayRecorder(args.variant)
+    result = run_matches(bot_a, bot_b, matches, args.match_to, seed, args.variant, paired,
+                         progress=not args.no_progress, recorder=recorder)
+    result.names = (args.a, args.b)
+    if recorder is not None:
+        _save_matches(args, matches_of(recorder, result), result.seed)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        sys.stdout.write(series_table(result))
+    return 0
+
+
+def match_file_names(path: str, count: int) -> list[str]:
+    """The files of ``count`` matches saved to ``path``: the path itself for one match,
+    else the match number before its extension (``m.mat`` -> ``m_0001.mat``, ...)."""
+    if count == 1:
+        return [path]
+    from pathlib import Path
+    p = Path(path)
+    suffix = p.suffix or ".mat"
+    return [str(p.with_name(f"{p.stem}_{i:04d}{suffix}")) for i in range(1, count + 1)]
+
+
+def _save_matches(args, matches: list, seed: int) -> None:
+    """One .mat file per match; a one-line error when one cannot be written."""
+    from engine.formats.matfile import format_match
+    names = match_file_names(args.save, len(matches))
+    for number, (match, name) in enumerate(zip(matches, names), 1):
+        comments = {"Site": "gammon match", "Seed": str(seed), "Round": str(number)}
+        try:
+            with open(name, "w") as f:
+                f.write(format_match(match, comments))
+        except (OSError, ValueError) as e:
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else e
+            raise UsageError(f"cannot save to {quote(name)}: {reason}") from None
+    print(f"saved {len(matches):,} matches to {names[0]}"
+          + (f" .. {names[-1]}" if len(names) > 1 else ""), file=sys.stderr)
+
+
+def series_table(r) -> str:
+    """The report of matches to N points for people, from A's side."""
+    a, b = r.names
+    how = "paired dice" if r.paired else "independent dice"
+    units = f"{r.matches // 2:,} pairs" if r.paired else f"{r.matches:,} matches"
+    d = r.to_dict()
+    lines = [
+        f"{a} (A) vs {b} (B): {r.matches:,} matches to {r.length} points, {r.variant}, "
+        f"{how}, seed {r.seed}",
+        f"{'':22}{'A: ' + a:>20}  {'B: ' + b:>20}",
+        f"{'matches won':22}{_count(r.wins_a, r.matches)}  {_count(r.wins_b, r.matches)}",
+        f"{'A match winning rate':22}{100 * r.win_rate_a:.1f}% ± {100 * r.win_rate_a_ci95:.1f}% "
+        f"(95% CI over {units})",
+        f"{'points per match':22}{d['points_per_match_a']:>20.2f}  "
+        f"{d['points_per_match_b']:>20.2f}",
+        f"{'doubles offered':22}{d['cube']['offers_a']:>20,}  {d['cube']['offers_b']:>20,}",
+        f"{'doubles taken':22}{d['cube']['takes_a']:>20,}  {d['cube']['takes_b']:>20,}",
+        f"{'doubles passed':22}{d['cube']['passes_a']:>20,}  {d['cube']['passes_b']:>20,}",
+        f"{'games per match':22}{d['games_per_match']:8.2f}  ({d['games']:,} games, "
+        f"{d['crawford_games']:,} Crawford games)",
+    ]
+    if d["unfinished"]:
+        lines.append(f"{'unfinished':22}{d['unfinished']:>8,} (games cut off at the ply limit)")
+    lines.append(f"{'seconds':22}{r.seconds:8.1f}")
+    return "\n".join(lines) + "\n"
 
 
 def _check_actors(args, paired: bool) -> None:
