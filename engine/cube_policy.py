@@ -55,7 +55,10 @@ class CubeBot(Bot):
     def __init__(self, bot: Bot, cube, name: str | None = None):
         self.bot, self.cube = bot, cube
         self.name = name or getattr(bot, "name", type(bot).__name__)
-        self.score_label = getattr(bot, "score_label", "score")
+
+    @property
+    def score_label(self) -> str:
+        return getattr(self.bot, "score_label", "score")
 
     def scores(self, plays, boards, dice):
         return self.bot.scores(plays, boards, dice)

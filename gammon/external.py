@@ -41,6 +41,7 @@ import numpy as np
 from engine.board import flip
 from engine.rules import variant as get_variant
 from engine.cube import BEAVER, PASS, flip_owner
+from engine.cube_policy import tell_score
 from engine.formats.fibs import FibsBoard, parse_board
 from engine.formats.matfile import play_text
 from engine.movegen import legal_plays
@@ -52,8 +53,8 @@ GRACE = 2.0  # seconds answers in flight may take when the server stops
 QUOTE = 80  # characters of a client's input quoted back in an error
 
 # Options gnubg's external interface reads after a board (``board:... resignation 2``):
-# the resignation is answered; the session rules are read and ignored (the bot's money
-# cube strategy and the board's own Crawford flag decide).
+# the resignation is answered; the session rules are read and ignored (the bot's cube
+# strategy, the board's score and its own Crawford flag decide).
 _SESSION_OPTIONS = ("jacobyrule", "crawfordrule", "beavers")
 _BOOLEANS = {"on": True, "off": False, "yes": True, "no": False, "true": True,
              "false": False, "1": True, "0": False}
@@ -103,7 +104,11 @@ def split_options(text: str) -> tuple[str, dict]:
 class ExternalPlayer:
     """Answers FIBS board lines for ``bot`` (its ``offer_double``/``respond`` when it has
     them: without, it never doubles and always takes). ``answer`` may be called from
-    several threads: the bot is asked by one at a time."""
+    several threads: the bot is asked by one at a time.
+
+    In a match (the board's match length > 0) the bot is told the score first
+    (``engine.cube_policy.tell_score``: ``match_score``), so that a score-aware bot plays
+    and decides the cube for the match; it is told money play (None) after each answer."""
 
     def __init__(self, bot, variant: str = "standard"):
         self.bot, self.rules = bot, get_variant(variant)
@@ -123,16 +128,23 @@ class ExternalPlayer:
             return f"Error: {e}"
         try:
             state = parse_board(board_text, self.checkers)
+            # a double is judged from the doubler's side (he is on roll), all else from ours
+            score = match_score(state, doubler=state.doubled)
         except ValueError as e:
             return f"Error: badly formed board ({clip(str(e))})"
         with self._lock:
-            if state.doubled:
-                return self.respond(state)
-            if options["resignation"]:
-                return self.resignation(state, options["resignation"])
-            if state.dice == (0, 0):
-                return self.cube_action(state)
-            return self.play(state)
+            try:
+                if state.doubled:
+                    tell_score(self.bot, score)
+                    return self.respond(state)
+                if options["resignation"]:
+                    return self.resignation(state, options["resignation"])
+                tell_score(self.bot, score)
+                if state.dice == (0, 0):
+                    return self.cube_action(state)
+                return self.play(state)
+            finally:
+                tell_score(self.bot, None)
 
     def play(self, state: FibsBoard) -> str:
         """The bot's play for the roll in gnubg's plain notation; '' when it cannot move."""
@@ -173,6 +185,26 @@ class ExternalPlayer:
         from eval.resign import accepts_resignation
         accepts = accepts_resignation(self.bot, state.board, points, False, self.rules)
         return "accept" if accepts else "reject"
+
+
+def match_score(state: FibsBoard, doubler: bool = False):
+    """The ``engine.match.MatchScore`` of a board in a match, from the side that acts (or,
+    with ``doubler``, from the other side: the one that doubled and is on roll); None for
+    money play. gnubg's board says the length, both scores and whether this game is the
+    Crawford game; the cube's owner comes from who may double. A score the board cannot
+    have (at or past the length) is a ValueError."""
+    from engine.match import MatchScore
+    n = state.match_length
+    if n <= 0:
+        return None
+    ours, theirs = state.score
+    if not (0 <= ours < n and 0 <= theirs < n):
+        raise ValueError(f"score {ours}-{theirs} in a {n}-point match: the match is over")
+    owner = state.cube_owner
+    if doubler:  # his view: our score is his opponent's; the cube's owner seen from him
+        ours, theirs, owner = theirs, ours, -owner
+    return MatchScore(np.array([n - ours]), np.array([n - theirs]), n,
+                      np.array([state.crawford]), np.array([state.cube]), np.array([owner]))
 
 
 def listen(host: str, port: int) -> socket.socket:

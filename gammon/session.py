@@ -1,4 +1,5 @@
-"""A person against a bot at the terminal: games of a money session, turn by turn.
+"""A person against a bot at the terminal: games of a money session, or a match to N
+points (``length``), turn by turn.
 
 The person is X and always sees the board from their side. Each turn of theirs shows the
 board and the roll, reads a play in Magriel notation (``engine.formats.notation.parse_play``, which
@@ -9,7 +10,11 @@ ends the session cleanly. Every game is recorded as a ``.mat`` match (``engine.f
 
 The game itself is one game of the game loop (``engine.game``: its state, ``end_turn`` for
 the end of the game and its points) under the cube's rules (``engine.cube``); this module
-only talks to the person.
+only talks to the person. In a match the cube is always in play, the game after a player
+first reaches N-1 points is the Crawford game (no doubling, ``engine.match``), games
+follow one another until a player has N points, and the bot is told the score
+(``observe_score``) before each of its decisions and before a hint, from the side of the
+player on roll.
 """
 
 from __future__ import annotations
@@ -28,7 +33,9 @@ from engine.formats.diagram import diagram
 from engine.formats.matfile import (DOUBLE, DROP, PLAY, TAKE, Action, Game, Match, format_match,
                                     play_text)
 from engine.formats.notation import format_play, parse_play
+from engine.cube_policy import tell_score
 from engine.game import end_turn, new_games
+from engine.match import MatchScore, crawford_game
 from engine.movegen import legal_plays
 from engine.rules import variant as get_variant
 from eval.resign import accepts_resignation, resign_levels
@@ -77,13 +84,18 @@ class Session:
 
     def __init__(self, bot, bot_name: str, console: Console, rng: np.random.Generator,
                  variant: str = "standard", rules: CubeRules | None = None,
-                 manual_dice: bool = False, name: str = "human"):
+                 manual_dice: bool = False, name: str = "human", length: int = 0):
         self.bot, self.bot_name, self.console, self.rng = bot, bot_name, console, rng
         self.variant = get_variant(variant)
         self.checkers = self.variant.checkers
+        self.length = length  # points to win the match; 0: a money session
+        if length and (rules is None or rules.jacoby or rules.beavers or rules.auto_doubles):
+            rules = CubeRules()  # a match: the cube, no Jacoby, beavers or automatic doubles
         self.rules, self.manual = rules, manual_dice
         self.name = name
-        self.match = Match((name, bot_name), 0, [], variant)
+        self.match = Match((name, bot_name), length, [], variant)
+        self.crawford = False  # this game is the Crawford game
+        self.had_crawford = False  # the match has had its Crawford game
         self.say = console.say
         self.state = None  # the game loop's state (engine.game): none before the first game
 
@@ -95,6 +107,10 @@ class Session:
             while True:
                 self.play_game()
                 self.say(self.score_line())
+                if self.length:
+                    if self.match_over():
+                        break
+                    continue
                 if self.console.ask("Another game? [y/N]> ").lower() not in ("y", "yes"):
                     break
         except _Quit:
@@ -112,8 +128,31 @@ class Session:
     def score_line(self, label: str = "Score") -> str:
         left, right = self.match.total()
         games = sum(g.winner is not None for g in self.match.games)
+        to = f"{self.length}-point match, " if self.length else ""
         return (f"{label}: {self.name} {left}, {self.bot_name} {right} "
-                f"({games} game{'s' if games != 1 else ''} played).")
+                f"({to}{games} game{'s' if games != 1 else ''} played).")
+
+    def match_over(self) -> bool:
+        """In a match: whether a player has reached the length (and say who won)."""
+        left, right = self.match.total()
+        if max(left, right) < self.length:
+            return False
+        winner = "You win" if left >= self.length else f"{self.bot_name} wins"
+        self.say(f"{winner} the {self.length}-point match, {max(left, right)}-"
+                 f"{min(left, right)}.")
+        return True
+
+    def tell_score(self) -> None:
+        """Tell the bot the match score from the side of the player on roll (money play:
+        nothing): before each of its decisions, and before a hint."""
+        if not self.length:
+            return
+        score = self.match.total()
+        mine, theirs = score[self.turn], score[1 - self.turn]
+        tell_score(self.bot, MatchScore(np.array([self.length - mine]),
+                                        np.array([self.length - theirs]), self.length,
+                                        np.array([self.crawford]), np.array([self.cube]),
+                                        np.array([int(self.state.cube.owner[0])])))
 
     def offer_save(self) -> None:
         while self.match.games:
@@ -142,9 +181,14 @@ class Session:
     def play_game(self) -> None:
         """One game from the opening roll to its end."""
         self.game = Game()
+        if self.length:  # "the game after a player first reaches N-1 has no doubling"
+            self.crawford = bool(crawford_game(np.array(self.match.total()), self.length,
+                                               np.array(self.had_crawford)))
+            self.had_crawford |= self.crawford
         self.match.games.append(self.game)
+        crawford = " This is the Crawford game: no doubling." if self.crawford else ""
         self.say(f"\nGame {len(self.match.games)}: {self.name} (X) against "
-                 f"{self.bot_name} (O).")
+                 f"{self.bot_name} (O).{crawford}")
         first, dice = self.opening_roll()
         # the seats are the .mat players: HUMAN 0, BOT 1
         self.state = new_games(self.variant, [first],
@@ -216,6 +260,7 @@ class Session:
             word, arg = _split(text)
             if word == "auto":
                 self.tell_bomb()
+                self.tell_score()
                 row = int(self.bot.choose(plays, boards, np.array([[d1, d2]]))[0])
                 self.say(f"{self.bot_name} would play "
                          f"{format_play(plays.steps[row], plays.hits[row], (d1, d2))}.")
@@ -333,10 +378,14 @@ class Session:
             self.say(f"{e} (a number of plays)")
             return
         self.tell_bomb()
+        self.tell_score()
         rows = ranked(self.bot, self.board, dice[0], dice[1], self.variant)[:max(1, n)]
         width = max(len(r["play"]) for r in rows)
         probs = "probabilities" in rows[0]
         label = "cubeless equity" if probs else getattr(self.bot, "score_label", "score")
+        if getattr(self.bot, "score_label", "") == "MWC":
+            label = f"your match winning chance at {self.match.total()[0]}-" \
+                    f"{self.match.total()[1]} to {self.length}"
         ply_header, ply_cell = ply_cells(rows)
         self.say(f"{self.bot_name}'s best plays for your roll ({label}):")
         if probs:  # the chances for you after each play
@@ -362,6 +411,7 @@ class Session:
         """The bot's take or pass of the person's double (a beaver, if any, counts as a
         take: these sessions play without beavers)."""
         cube = self.state.cube  # the person is on roll: the owner is seen from the doubler
+        self.tell_score()
         raw = respond(self.board[None], cube.value.copy(), cube.owner.copy())
         rules = self.rules or CubeRules()
         answer = legal_responses(np.asarray(raw), cube,
@@ -390,6 +440,7 @@ class Session:
             self.commit(BOT, plays, 0, (d1, d2))
             return
         self.tell_bomb()
+        self.tell_score()
         row = int(self.bot.choose(plays, boards, roll)[0])
         self.say(f"{self.bot_name} rolls {roll_text} and plays "
                  f"{format_play(plays.steps[row], plays.hits[row], (d1, d2))}.")
@@ -400,6 +451,7 @@ class Session:
         if offer is None:
             return False
         cube = self.state.cube  # the bot is on roll: the owner is seen from the doubler
+        self.tell_score()
         return bool(np.asarray(offer(self.board[None], cube.value.copy(), cube.owner.copy()))[0])
 
     def bot_doubles(self) -> None:
@@ -479,6 +531,8 @@ class Session:
         if self.rules is None:
             return "The cube is not in play: start with --cube to use it."
         if word == "double":
+            if self.crawford:
+                return "No doubling in the Crawford game."
             if not self.may_double(HUMAN):
                 return "You cannot double now: the cube is not yours to turn."
             return "Double before you roll: at the 'Enter to roll' prompt."
@@ -565,8 +619,9 @@ class Session:
         return self.turn if held > 0 else 1 - self.turn
 
     def may_double(self, player: int) -> bool:
-        """Whether ``player``, on roll, may double now (``engine.cube.may_double``)."""
-        return (self.rules is not None and player == self.turn
+        """Whether ``player``, on roll, may double now (``engine.cube.may_double``; never
+        in a match's Crawford game)."""
+        return (self.rules is not None and player == self.turn and not self.crawford
                 and bool(cube_rules.may_double(self.state.cube, self.rules)[0]))
 
     def accept_double(self) -> None:
@@ -580,6 +635,9 @@ class Session:
         mine = self.board if self.turn == HUMAN else flip(self.board)
         left, right = self.match.total()
         cube = f", cube {self.cube} ({self.owner_words()})" if self.rules is not None else ""
+        if self.length:
+            cube += f", {self.length}-point match" + (", Crawford game" if self.crawford
+                                                       else "")
         self.say(f"\n{self.name} {left} - {self.bot_name} {right}{cube}")
         self.say(self.board_text(mine, note))
 

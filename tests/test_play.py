@@ -355,3 +355,69 @@ def test_nuclear_the_person_and_the_bot_detonate_before_their_rolls():
     assert "You detonate the bomb" in text
     assert "bomb: O's" in text or "bomb: O" in text  # after the person's detonation
     assert "heuristic detonates the bomb" in text
+
+
+class ScoreKeeper(AlwaysDoubles):
+    """AlwaysDoubles that remembers every score it is told (None: money play)."""
+
+    def __init__(self):
+        self.told = []
+
+    def observe_score(self, score):
+        self.told.append(score)
+
+
+def _match_session(respond, length, seed=5):
+    player = make_bot("pubeval", seed)
+    keeper = ScoreKeeper()
+    from engine.cube_policy import CubeBot
+    console = Script(respond)
+    session = Session(CubeBot(player, keeper, "pubeval"), "pubeval", console,
+                      np.random.default_rng(seed), rules=None, name="tester", length=length)
+    return session, console, keeper
+
+
+def test_a_match_to_n_points_with_the_crawford_game(tmp_path):
+    """A 5-point match: the bot doubles whenever allowed, the person rolls and takes every
+    double; games go on without asking until someone has 5 points; the Crawford game has
+    no double; the bot is told the score; the .mat file is a 5-point match."""
+    prompts = []
+
+    def respond(prompt):
+        prompts.append(prompt)
+        if prompt.startswith("take or pass"):
+            return "take"
+        if prompt.startswith("Your play"):
+            return "auto"
+        if prompt.startswith("Save"):
+            return str(tmp_path / "match.mat")
+        assert not prompt.startswith("Another game")
+        return ""  # Enter: roll, confirm
+
+    session, console, keeper = _match_session(respond, 5)
+    assert session.run() == 0
+    match = parse_match((tmp_path / "match.mat").read_text())
+    assert match.length == 5 and max(match.total()) >= 5 > min(match.total())
+    assert "point match" in console.text and "the 5-point match" in console.text
+    score = [0, 0]
+    crawford_seen = False
+    for number, game in enumerate(match.games, 1):
+        crawford = not crawford_seen and 4 in score
+        crawford_seen |= crawford
+        doubles = [a for a in game.actions if a.kind == DOUBLE]
+        if crawford:
+            assert not doubles, f"a double in the Crawford game {number}"
+            assert "This is the Crawford game" in console.text
+        assert replay(game, number=number).winner == game.winner
+        score[game.winner] += game.points
+    assert crawford_seen and any(a.kind == DOUBLE for g in match.games for a in g.actions)
+    told = [t for t in keeper.told if t is not None]
+    assert told and all(int(t.length) == 5 for t in told)
+    assert all(1 <= int(np.asarray(t.away)[0]) <= 5 for t in told)
+
+
+def test_play_match_options_are_checked():
+    for args, words in ((["--match", "0"], "--match"), (["--match", "3", "--jacoby"], "Jacoby")):
+        run = subprocess.run([sys.executable, "-m", "gammon.cli", "play", *args],
+                             input="", capture_output=True, text=True, timeout=60, cwd=ROOT)
+        assert run.returncode == 2 and words in run.stderr and "Traceback" not in run.stderr

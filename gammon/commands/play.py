@@ -9,7 +9,7 @@ from engine.rules import VARIANTS
 from eval.registry import DEFAULT_BOT, valid_names
 
 from ..errors import UsageError, quote
-from ..positions import SEED_RANGE, seed_type
+from ..positions import SEED_RANGE, seed_type, whole_type
 from .match import add_plies_option, load_bot, with_plies
 
 HELP = f"""\
@@ -26,8 +26,14 @@ are money games with the doubling cube; the Jacoby rule is off unless --jacoby (
 `gammon analyze`, `gammon cube` and `gammon match --cube`), and there are no beavers (a
 .mat file cannot record them).
 
+With --match N you play a match to N points instead: the cube is always in play (no
+Jacoby rule, no beavers), the game after a player first reaches N-1 points is the
+Crawford game (no doubling), and games follow one another until one of you has N points.
+The bot plays and decides the cube for the match: a network chooses its plays by its
+match winning chance and its cube actions from the match equity table at the score.
+
 At the end, the score and an offer to save the session as a .mat file, which GNU
-Backgammon reads with 'import mat FILE'.
+Backgammon reads with 'import mat FILE' (a match with its length and score lines).
 
 --manual-dice asks for every roll (yours and the bot's, e.g. '6 2'), to replay a game
 played with real dice.
@@ -39,6 +45,7 @@ examples:
   gammon play --bot pubeval
   gammon play --bot net:strong.npz --cube --jacoby
   gammon play --manual-dice --bot heuristic
+  gammon play --match 7
 """
 
 
@@ -50,6 +57,9 @@ def add_parser(sub) -> None:
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
     p.add_argument("--cube", action="store_true", help="play with the doubling cube")
+    p.add_argument("--match", type=whole_type("--match", 1, 64), default=0, metavar="N",
+                   help="play a match to N points (1..64; the cube and the Crawford rule) "
+                        "instead of a money session")
     p.add_argument("--jacoby", action="store_true",
                    help="with --cube: gammons count single while the cube is centred "
                         "(default: off)")
@@ -75,6 +85,8 @@ def run(args) -> int:
     if not name or ":" in name or len(name) > 40 or not name.isprintable():
         raise UsageError(f"--name must be 1 to 40 printable characters without ':', "
                          f"got {quote(args.name)}")
+    if args.jacoby and args.match:
+        raise UsageError("--jacoby is a money-game rule; a match has no Jacoby rule")
     if args.jacoby and not args.cube:
         raise UsageError("--jacoby needs --cube")
     bot_name = with_plies(args.bot, args.plies)
@@ -83,9 +95,9 @@ def run(args) -> int:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
         print(f"seed {seed} (replay these dice with --seed {seed})")
     dice_seed, bot_seed = np.random.SeedSequence(seed).spawn(2)
-    rules = CubeRules(jacoby=args.jacoby) if args.cube else None
+    rules = CubeRules(jacoby=args.jacoby) if args.cube or args.match else None
     bot = load_bot(bot_name, int(bot_seed.generate_state(1)[0]), args.variant, rules)
     session = Session(bot, bot_name, Console(tolerant_input(), sys.stdout),
                       np.random.default_rng(dice_seed), args.variant, rules,
-                      args.manual_dice, name)
+                      args.manual_dice, name, args.match)
     return session.run()
