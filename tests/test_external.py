@@ -235,3 +235,61 @@ def test_gnubg_plays_a_match_against_the_server(tmp_path, player):
         end = replay(game, number=number)  # raises at an illegal play
         assert end.winner is not None
     assert sum(g.points for g in match.games if g.winner is not None) >= 3
+
+
+class Listener:
+    """A bot for tests: pubeval's plays, always doubles, always takes; keeps the scores it
+    is told before each decision (None between them)."""
+
+    def __init__(self):
+        self.inner = make_bot("pubeval", 1)
+        self.told = []
+
+    def observe_score(self, score):
+        self.told.append(score)
+
+    def choose(self, plays, boards, dice):
+        return self.inner.choose(plays, boards, dice)
+
+    def offer_double(self, boards, value, owner):
+        return np.ones(len(boards), dtype=bool)
+
+    def respond(self, boards, value, owner):
+        return np.ones(len(boards), dtype=np.int8)
+
+
+def test_the_bot_is_told_the_match_score_from_the_deciding_side():
+    from engine.formats.fibs import format_board
+    from engine.rules import start_boards
+    bot = Listener()
+    ext = ExternalPlayer(bot)
+    board = start_boards(1)[0]
+    # our play at 2-4 in a 7-point match, the Crawford game
+    assert ext.answer(format_board(board, (3, 1), score=(2, 4), match_length=7,
+                                   crawford=True))
+    seen = bot.told[-2]
+    assert (int(seen.away[0]), int(seen.opp_away[0]), bool(seen.crawford[0])) == (5, 3, True)
+    assert bot.told[-1] is None  # money play again after the answer
+    # a double to answer: judged from the doubler's side (he has 4 points, we 2)
+    assert ext.answer(format_board(board, score=(2, 4), match_length=7, doubled=True,
+                                   cube=2, cube_owner=-1)) == "take"
+    seen = bot.told[-2]
+    assert (int(seen.away[0]), int(seen.opp_away[0]), int(seen.cube[0])) == (3, 5, 2)
+    # money play: no score
+    ext.answer(format_board(board, (3, 1)))
+    assert bot.told[-2] is None
+    # a score the match cannot have is a badly formed board
+    reply = ext.answer(format_board(board, (3, 1), score=(7, 2), match_length=7))
+    assert reply.startswith("Error: badly formed board") and "over" in reply
+
+
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+def test_gnubg_matches_through_the_server_are_checked_and_reported(tmp_path):
+    """eval.gnubg_external_matches: gnubg 0-ply against the shipped net, two matches to 3;
+    every answer legal, both matches won by someone, the report adds up."""
+    from eval.gnubg_external_matches import run as run_matches
+    report = run_matches("net:", 2, 3, 4, tmp_path)
+    assert report["problems"] == [], report["problems"]
+    assert report["wins_ours"] + report["wins_gnubg"] == 2 and report["server_errors"] == 0
+    assert report["games"] >= 2 and report["server_answers"] > 50
+    assert len(list(tmp_path.glob("match_*.mat"))) == 2
