@@ -306,3 +306,28 @@ def test_scores_from_a_match_id():
 def test_impossible_scores_are_refused(met, score, words):
     with pytest.raises(ValueError, match=words):
         mc.match_decide(random_five(1), score, met)
+
+
+@pytest.mark.parametrize("a, b", [(7, 7), (5, 3), (3, 5), (4, 4), (9, 6)])
+def test_the_doubling_window_at_a_score(met, a, b):
+    """As the mover's chances rise (no gammons), his action goes no double -> double/take
+    -> double/pass and never back: one window of doubles, and within it the taker's
+    answer turns from take to pass once, where double/take meets double/pass; the window
+    opens below the point where the taker passes (a double is never first right as a
+    pass). Without gammons nothing is too good."""
+    p = np.linspace(0.5, 0.99, 491)  # (at certainty, 1.0, doubling and not are equal)
+    five = gammon_family(p, 0.0, 0.0)
+    score = MatchScore(a, b, 11)
+    d = mc.match_decide(five, score, met)
+    eq = mc.match_cube_equities(five, score, met)
+    double = d.action == mc.DOUBLE
+    assert not (d.action == mc.TOO_GOOD).any()
+    opens = np.flatnonzero(double)
+    assert len(opens) and (np.diff(opens) == 1).all() and double[-1]  # one window, to the end
+    passes = d.response == mc.PASS
+    flips = np.flatnonzero(np.diff(passes.astype(int)))
+    assert len(flips) == 1 and passes[-1] and not passes[0]  # take, then pass, once
+    take_point = p[flips[0] + 1]
+    assert p[opens[0]] < take_point  # there is a double/take window
+    assert eq.double_take[flips[0]] <= eq.double_pass[flips[0]] + 1e-12
+    assert eq.double_take[flips[0] + 1] > eq.double_pass[flips[0] + 1]
