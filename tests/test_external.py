@@ -49,7 +49,8 @@ def _legal(board, dice, answer: str) -> int:
 def test_gnubg_lines_are_read_from_the_side_that_acts(player):
     state = parse_board(START_31)
     assert (state.board == start_boards(1)[0]).all() and state.dice == (3, 1)
-    assert state.names == ("gnubg", "root") and state.match_length == 5
+    # the server was gnubg's player 1 ("root"); the turn field 1: our pair second
+    assert state.names == ("root", "gnubg") and state.match_length == 5
     assert not state.doubled and state.cube_owner == 0
     assert player.answer(START_31) == "8/5 6/5"  # pubeval's choice, in gnubg's plain steps
     # the external player as gnubg's player 0: X, moving the other way round the line
@@ -293,3 +294,42 @@ def test_gnubg_matches_through_the_server_are_checked_and_reported(tmp_path):
     assert report["wins_ours"] + report["wins_gnubg"] == 2 and report["server_errors"] == 0
     assert report["games"] >= 2 and report["server_answers"] > 50
     assert len(list(tmp_path.glob("match_*.mat"))) == 2
+
+
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+@pytest.mark.parametrize("seat", [0, 1])
+def test_the_score_of_every_line_is_the_score_of_gnubgs_own_record(tmp_path, seat):
+    """The server as gnubg's player 0 and as player 1 in a 5-point match: the score read
+    from every line gnubg sends (ours first) is the score of the game it belongs to in
+    the .mat file gnubg exports, game after game."""
+    ext = ExternalPlayer(make_bot("pubeval", 1, "standard", cube="auto", rules=CubeRules()))
+    scores = []
+
+    def answer(line):
+        if line.strip("\x00\n "):
+            scores.append(parse_board(line.strip("\x00\n ").split(" ")[0]).score)
+        return ext.answer(line)
+
+    server = listen("127.0.0.1", 0)
+    port = server.getsockname()[1]
+    thread = threading.Thread(target=serve, args=(server, answer), kwargs={"connections": 1})
+    thread.start()
+    exported = tmp_path / "match.mat"
+    other = 1 - seat
+    try:
+        output = run_gnubg([f"set player {other} gnubg",
+                            f"set player {other} chequerplay evaluation plies 0",
+                            f"set player {other} cubedecision evaluation plies 0",
+                            f"set player {seat} external 127.0.0.1:{port}", "set cube use on",
+                            f"set seed {3 + seat}", "new match 5", f"export match mat {exported}"],
+                           tmp_path)
+    finally:
+        thread.join(timeout=30)
+        server.close()
+    assert "has won the match" in output, output[-2000:]
+    match = parse_match(exported.read_text())
+    assert len(match.games) >= 2
+    # the .mat columns are gnubg's players 0 and 1: ours is column ``seat``
+    starts = [(s[seat], s[other]) for s in match.scores()]
+    seen = [scores[0]] + [b for a, b in zip(scores, scores[1:]) if b != a]
+    assert seen == starts

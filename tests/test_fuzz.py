@@ -129,6 +129,14 @@ def test_match():
         base + ["--save", None], base + ["--cube", "--beavers", "--save", None],
     ])
     assert n == 9 * len(BAD)
+    matches = ["match", "pubeval", "random", "--match-to", "1", "--matches", "2",
+               "--no-progress"]
+    n = run_all([
+        ["match", "pubeval", "random", "--matches", "2", "--no-progress", "--match-to", None],
+        ["match", "pubeval", "random", "--match-to", "1", "--no-progress", "--matches", None],
+        matches + ["--save", None], matches + ["--seed", None],
+    ])
+    assert n == 4 * len(BAD)
 
 
 def test_analyze_and_cube():
@@ -185,8 +193,9 @@ def test_play_arguments():
         ["play", "--bot", "pubeval", "--seed", None], ["play", "--bot", None, "--seed", "1"],
         ["play", "--bot", "pubeval", "--name", None], ["play", "--variant", None],
         ["play", "--bot", "pubeval", "--cube", "--jacoby", "--seed", None],
+        ["play", "--bot", "pubeval", "--seed", "1", "--match", None],
     ])
-    assert n == 5 * len(BAD)
+    assert n == 6 * len(BAD)
 
 
 # --- stdin: the batch streams, line for line, and play sessions ------------------------------

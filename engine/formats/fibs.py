@@ -2,8 +2,7 @@
 
 A FIBS board line is ``board:`` and 52 or more colon-separated fields (gnubg may append one):
 
-    0 player name      1 opponent name     2 match length (0 or 9999: money)
-    3 player's score   4 opponent's score
+    0, 1 the two names  2 match length (0 or 9999: money)   3, 4 their scores
     5..30  the 26 cells of the board: 5 and 30 are the bars (see home/bar below),
            6..29 the points 1..24; > 0 checkers of colour O (+1), < 0 of colour X (-1)
     31 turn: +1 O to act, -1 X to act, 0 game over
@@ -17,7 +16,13 @@ A FIBS board line is ``board:`` and 52 or more colon-separated fields (gnubg may
     48 can move   49 forced move   50 did Crawford   51 redoubles   [52 post-Crawford]
 
 The side that must act is the one on turn, or, while a double waits for an answer, the
-other one (as gnubg's own reader decides). ``parse_board`` returns everything from that
+other one (as gnubg's own reader decides). The names and scores (fields 0, 1 and 3, 4):
+gnubg 1.07 writes the acting side's pair first exactly when the turn field is -1, and
+second when it is 1, whichever side that is (read off its lines in real matches against
+this server, as player 0 and as player 1, on the turn and answering doubles, against the
+scores of the .mat files it exported: ``tests/test_external.py``). Reading field 3 as the
+acting side's score always would have reversed the score of every decision on our turn
+in a match with the server as gnubg's player 1. ``parse_board`` returns everything from that
 side's view: the board in this package's layout (``engine.board``: cell 25 its bar, 0 the
 opponent's, points numbered from its own side), its dice, its score first, and whether it
 answers a double. ``format_board`` writes the line gnubg writes for a position (and the
@@ -108,8 +113,10 @@ def parse_board(line: str, checkers: int = 15) -> FibsBoard:
         dice = (v[34], v[35]) if mine else (v[32], v[33])
     if any(not 0 <= d <= 6 for d in dice) or (0 in dice and dice != (0, 0)):
         raise ValueError(f"dice must be 1..6 (or 0 0 before the roll), got {dice}")
-    names = (fields[0], fields[1]) if mine else (fields[1], fields[0])
-    score = (v[3], v[4]) if mine else (v[4], v[3])
+    # names and scores: the acting side's pair first when the turn field is -1 (module doc)
+    first = turn == -1
+    names = (fields[0], fields[1]) if first else (fields[1], fields[0])
+    score = (v[3], v[4]) if first else (v[4], v[3])
     may_double = (may, opp_may) if mine else (opp_may, may)
     length = 0 if v[2] == 9999 else v[2]
     return FibsBoard(names, length, score, board, tuple(sorted(dice, reverse=True)), v[36],
@@ -157,13 +164,18 @@ def format_board(board, dice=(0, 0), names=("gammon", "gnubg"), score=(0, 0),
     we_may, they_may = int(cube_owner >= 0), int(cube_owner <= 0)
     mover_on = int(np.maximum(view, 0).sum())
     opponent_on = int(np.maximum(-view, 0).sum())
-    player, other = (names[0], score[0], we_may), (names[1], score[1], they_may)
+    player, other = we_may, they_may
     if from_opponent:
         player, other = other, player
+    # names and scores: the acting side's pair first when the turn field is -1 (module doc)
+    pairs = [(names[0], score[0]), (names[1], score[1])]
+    if turn != -1:
+        pairs.reverse()
     your_dice = (0, 0) if from_opponent else tuple(dice)  # gnubg writes the roll twice
     home, bar = (0, 25) if direction < 0 else (25, 0)
-    fields = [player[0], other[0], match_length, player[1], other[1], *cells.tolist(), turn,
-              *your_dice, *dice, cube, player[2], other[2], int(doubled), colour, direction,
+    fields = [pairs[0][0], pairs[1][0], match_length, pairs[0][1], pairs[1][1],
+              *cells.tolist(), turn,
+              *your_dice, *dice, cube, player, other, int(doubled), colour, direction,
               home, bar, checkers - mover_on, checkers - opponent_on, 0, 0, 0, 0,
               int(crawford), 0]
     return "board:" + ":".join(str(f) for f in fields)
