@@ -152,9 +152,10 @@ def test_the_cube_already_winning_the_match_is_dead():
     assert answer["action"] == "no_double" and answer["cube"] == "dead"
 
 
-def test_analyze_ranks_plays_cubeless_at_the_score():
+def test_analyze_ranks_plays_by_match_winning_chance_at_the_score():
     a = analysis(START, "--score", "1-2", "--length", "5", "--dice", "31")
-    assert a["play_equity"] == "cubeless" and len(a["plays"]) == 16
+    assert a["play_equity"] == "mwc" and len(a["plays"]) == 16
+    assert all(0 < r["equity"] < 1 for r in a["plays"])
 
 
 # ------------------------------------------------------------------------------ --batch

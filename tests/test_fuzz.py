@@ -135,8 +135,8 @@ def test_match():
         ["match", "pubeval", "random", "--matches", "2", "--no-progress", "--match-to", None],
         ["match", "pubeval", "random", "--match-to", "1", "--no-progress", "--matches", None],
         matches + ["--save", None], matches + ["--seed", None],
-    ])
-    assert n == 4 * len(BAD)
+    ], HALF)
+    assert n == 4 * len(HALF)
 
 
 def test_analyze_and_cube():

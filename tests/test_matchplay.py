@@ -161,10 +161,10 @@ def test_the_net_plays_for_the_match_at_double_match_point():
 
 
 def test_a_series_between_equal_bots_splits_every_pair_and_adds_up():
-    r = run_matches("pubeval", "pubeval", 40, 5, seed=2, progress=False)
-    assert r.wins_a == r.wins_b == 20 and r.win_rate_a_ci95 == 0.0  # the dice decide
-    assert r.finished == 40
-    for m in range(40):
+    r = run_matches("pubeval", "pubeval", 24, 5, seed=2, progress=False)
+    assert r.wins_a == r.wins_b == 12 and r.win_rate_a_ci95 == 0.0  # the dice decide
+    assert r.finished == 24
+    for m in range(24):
         points = [int(p) for p in r.game_points[m, :r.games[m]]]
         assert sum(p for p in points if p > 0) == r.score[m, 0]
         assert -sum(p for p in points if p < 0) == r.score[m, 1]
@@ -176,7 +176,7 @@ def test_a_series_between_equal_bots_splits_every_pair_and_adds_up():
         assert before.max() < 5
         assert r.crawford_games[m] == sum(crawford_by_hand(points, 5))
     assert r.crawford_games.sum() > 0 and r.offers.sum() > 0
-    again = run_matches("pubeval", "pubeval", 40, 5, seed=2, progress=False)
+    again = run_matches("pubeval", "pubeval", 24, 5, seed=2, progress=False)
     assert (again.game_points == r.game_points).all()
 
 
@@ -255,3 +255,18 @@ def test_gnubg_imports_our_matches_with_their_scores(tmp_path):
         said = run_gnubg([f"import mat {path}", "show score"], tmp_path)
         a, b = (int(x) for x in r.score[m])
         assert f"net {a}, pubeval {b} (match to 5 points" in said, said[-600:]
+
+
+def test_analyze_ranks_plays_by_match_winning_chance_at_the_score():
+    """At double match point the MWC of a play is its chance to win the game: analyze's
+    ranking at --score 6-6 --length 7 is by that chance, and it says so."""
+    out = run("analyze", "4HPwATDgc/ABMA", "--score", "6-6", "--length", "7", "--dice", "64",
+              "--json")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["play_equity"] == "mwc"
+    wins = [r["probabilities"]["win"] for r in d["plays"]]
+    assert [r["equity"] for r in d["plays"]] == pytest.approx(wins, abs=1e-6)
+    assert wins == sorted(wins, reverse=True)
+    text = run("analyze", "4HPwATDgc/ABMA", "--score", "6-6", "--length", "7", "--dice", "64")
+    assert "match winning chance after the play" in text.stdout

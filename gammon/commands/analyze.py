@@ -194,7 +194,7 @@ def run(args) -> int:
     check_money_rules(args, state)
     if args.cubeful and is_match(state):
         raise UsageError("--cubeful ranks plays by money equity: at a match score the plays "
-                         "are ranked cubeless (drop --cubeful)")
+                         "are ranked by match winning chance (drop --cubeful)")
     bot, evaluate, efficiency = cube_model(args)
     plies = getattr(bot, "plies", 0)
     if state is None:  # money play, centred cube: the analysis of old
@@ -216,6 +216,12 @@ def run(args) -> int:
         cube = CubeView(efficiency, jacoby, beavers) if args.cubeful else None
         out["dice"] = dice
         out["play_equity"] = "cubeful" if cube is not None else "cubeless"
+        if is_match(state):  # the plays by the mover's match winning chance at the score
+            from engine.cube_policy import tell_score
+            from engine.match import MatchScore
+            tell_score(bot, MatchScore.from_match_state(state))
+            if getattr(bot, "score_label", "") == "MWC":
+                out["play_equity"] = "mwc"
         out["plays"] = ranked_with_loss(bot, board, *dice, variant=args.variant, cube=cube)
     if args.json:
         print(json.dumps(out))
@@ -310,7 +316,9 @@ def report(a: dict, state=None) -> str:
     if plays is not None:
         d1, d2 = a["dice"]
         kind = a.get("play_equity", "cubeless")
-        lines += ["", f"plays of {d1}-{d2}, best first ({kind} equity; probabilities for "
+        kind = "match winning chance after the play, MWC" if kind == "mwc" else \
+            f"{kind} equity"
+        lines += ["", f"plays of {d1}-{d2}, best first ({kind}; probabilities for "
                       f"the player who moved):"]
         if not plays:
             lines.append("  no legal play: the roll cannot be played and the turn passes")
@@ -318,7 +326,8 @@ def report(a: dict, state=None) -> str:
             width = max(len(r["play"]) for r in plays)
             probs = "probabilities" in plays[0]
             ply_header, ply_cell = ply_cells(plays)
-            lines.append(f"{'#':>4}  {'play':<{width}}  {ply_header}{'equity':>8}  "
+            column = "MWC" if a.get("play_equity") == "mwc" else "equity"
+            lines.append(f"{'#':>4}  {'play':<{width}}  {ply_header}{column:>8}  "
                          f"{'loss':>7}  "
                          + (f"{probability_header()}  " if probs else "") + "result")
         for r in plays:
