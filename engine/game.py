@@ -1,8 +1,9 @@
 """The one game loop: G games in lock-step, under any rules, with or without the cube.
 
 Every way the project plays games goes through here: matches (``eval.match``), cubeful
-matches, self-play (``train.selfplay``), terminal play (``gammon.session``) and the replay
-of .mat files (``engine.formats.matfile``). A turn is
+matches, matches to N points (``eval.matchplay``, with ``engine.match``'s score), self-play
+(``train.selfplay``), terminal play (``gammon.session``) and the replay of .mat files
+(``engine.formats.matfile``). A turn is
 
     before-the-roll decisions (the bomb, in Nuclear; then the cube, when one is used)
     ->  roll  ->  play  ->  the rules' end of game  ->  the other side is on roll
