@@ -1,6 +1,7 @@
 """Bots by name: ``make_bot("pubeval")``, for the command line and for matches.
 
-Names: ``random``, ``pubeval``, ``racer``, ``heuristic``, ``gnubg`` (needs the PyPI package
+Names: ``random``, ``pubeval``, ``racer``, ``heuristic``, the four game-plan bots
+``runner``, ``holder``, ``blocker``, ``attacker`` (``eval.plan_bots``), ``gnubg`` (needs the PyPI package
 gnubg-nn: ``pip install 'gammon[gnubg]'``), and ``net:PATH`` for a trained network
 (``net:`` alone for the default one), loaded by ``model.player.load_net_bot``, with
 ``@N`` after it to look N plies ahead as GNU Backgammon counts them (``net:@1``,
@@ -18,7 +19,8 @@ from __future__ import annotations
 
 from .bot import Bot, PubevalBot, RandomBot
 
-NAMES = ("random", "pubeval", "racer", "heuristic", "gnubg")
+NAMES = ("random", "pubeval", "racer", "heuristic", "runner", "holder", "blocker", "attacker",
+         "gnubg")
 NET_PREFIX = "net:"
 PLIES_MARK = "@"  # net:PATH@N: the net looking N plies ahead
 VALID = NAMES + ("net:PATH", "net:PATH@PLIES", "nodouble:NAME")
@@ -87,6 +89,11 @@ def _checker_bot(name: str, seed: int | None, variant: str, checkers: int) -> Bo
         return _lazy("racer", "RacerBot")()
     if name == "heuristic":
         return _lazy("variant_heuristics", "heuristic_bot")(variant)  # the variant's own
+    if name in ("runner", "holder", "blocker", "attacker"):
+        if variant in ("suddendeath", "plakoto"):
+            raise ValueError(f"the {name} bot plays the plans of standard backgammon; "
+                             f"{variant} has its own heuristic bot")
+        return _lazy("plan_bots", "plan_bot")(name, checkers)
     if name == "gnubg":
         return _gnubg_bot(checkers)
     raise ValueError(f"unknown bot {name!r}; valid: {valid_names()}")

@@ -127,8 +127,8 @@ def test_match():
         base + ["--seed", None], base + ["--variant", None],
         base + ["--cube", "--max-cube", None], base + ["--cube", "--auto-doubles", None],
         base + ["--save", None], base + ["--cube", "--beavers", "--save", None],
-    ])
-    assert n == 9 * len(BAD)
+    ], HALF)
+    assert n == 9 * len(HALF)
     matches = ["match", "pubeval", "random", "--match-to", "1", "--matches", "2",
                "--no-progress"]
     n = run_all([
@@ -186,6 +186,16 @@ def test_met_and_show_match_ids():
             check(args)
             n += 1
     assert n == 11 * len(HALF)
+
+
+def test_tournament():
+    base = ["tournament", "random", "pubeval", "--games", "2", "--workers", "1", "--no-progress"]
+    n = run_all([
+        ["tournament", None, "pubeval", "--games", "2", "--workers", "1", "--no-progress"],
+        base + ["--games", None], base + ["--seed", None], base + ["--workers", None],
+        base + ["--variant", None],
+    ], HALF)
+    assert n == 5 * len(HALF)
 
 
 def test_play_arguments():

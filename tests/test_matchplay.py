@@ -2,7 +2,6 @@
 cube, series of matches with their statistics, the command and its .mat files."""
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from engine.policy import best_per_root
 from eval.matchplay import matches_of, run_matches
 from eval.pubeval import pubeval_policy
 from eval.race_cube import KeithCube
+from inprocess import gammon
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -203,9 +203,9 @@ def test_recorded_matches_replay_and_never_double_in_the_crawford_game():
                 assert not any(a.kind == DOUBLE for a in game.actions)
 
 
-def run(*args, timeout=300):
-    return subprocess.run([*GAMMON, *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+def run(*args):
+    """``gammon ARGS`` in this process (``tests/inprocess.py``): returncode, stdout, stderr."""
+    return gammon(*args)
 
 
 @pytest.mark.parametrize("args, words", [

@@ -204,8 +204,12 @@ def run(args) -> int:
         result = analyze_match_cube(evaluate, board, state, efficiency)
     else:
         result = analyze_money_cube(evaluate, board, state, efficiency, jacoby, beavers, plies)
+    from engine.board import flip
+    from engine.plan import plan_names
     out = {"posid": posid.strip(), "bot": bot_name(args), "efficiency": efficiency,
-           "jacoby": jacoby, "beavers": beavers, **result}
+           "jacoby": jacoby, "beavers": beavers, **result,
+           "plans": {"on_roll": plan_names(board[None])[0],
+                     "opponent": plan_names(flip(board)[None])[0]}}
     if state is not None:
         out["match"] = state_fields(state)
     if is_match(state):
@@ -286,6 +290,14 @@ def _cube_lines(a: dict, state) -> list[str]:
     return lines + [f"{'proper cube action':24}{a['decision']}"]
 
 
+def _plan_lines(a: dict) -> list[str]:
+    """The game plan of each side (``engine.plan``), when the analysis has them."""
+    plans = a.get("plans")
+    if not plans:
+        return []
+    return [f"{'game plan':24}on roll: {plans['on_roll']}; opponent: {plans['opponent']}"]
+
+
 def report(a: dict, state=None) -> str:
     """The analysis for people (``state``: the Match ID's or the options', None for a
     plain money position)."""
@@ -310,6 +322,7 @@ def report(a: dict, state=None) -> str:
         f"{'on roll':12}{p['win']:8.1%}{p['win_gammon']:9.1%}{p['win_backgammon']:8.1%}",
         f"{'opponent':12}{1 - p['win']:8.1%}{p['lose_gammon']:9.1%}{p['lose_backgammon']:8.1%}",
         "",
+        *_plan_lines(a),
         *_cube_lines(a, state),
     ]
     plays = a.get("plays")
