@@ -421,3 +421,22 @@ def test_play_match_options_are_checked():
         run = subprocess.run([sys.executable, "-m", "gammon.cli", "play", *args],
                              input="", capture_output=True, text=True, timeout=60, cwd=ROOT)
         assert run.returncode == 2 and words in run.stderr and "Traceback" not in run.stderr
+
+
+def test_play_match_through_stdin(tmp_path):
+    """`gammon play --match 3` as a person runs it: games follow one another without a
+    question until one side has 3 points; the saved file is a 3-point match."""
+    saved = tmp_path / "m.mat"
+    driver = Driver("--match", "3", "--bot", "pubeval", "--seed", "4")
+    answers = {"Your turn": "", "Your play": "auto", "Enter to confirm": "",
+               "take or pass": "take", "Save": str(saved)}
+    prompts = 0
+    while (prompt := driver.prompt()) is not None:
+        prompts += 1
+        assert prompts < 5000, "the match does not end"
+        assert not prompt.startswith("Another game")
+        driver.send(next(v for k, v in answers.items() if prompt.startswith(k)))
+    assert driver.proc.wait(timeout=30) == 0, driver.proc.stderr.read().decode()
+    assert "the 3-point match" in driver.transcript and "Traceback" not in driver.transcript
+    match = parse_match(saved.read_text())
+    assert match.length == 3 and max(match.total()) >= 3
