@@ -41,3 +41,22 @@ class PubevalBot(Bot):
 
     def choose(self, plays, boards, dice):
         return self._policy(plays, boards, dice)
+
+
+class PlakotoPubevalBot(PubevalBot):
+    """pubeval in Plakoto: it scores the checkers on top of each point (a pinned checker
+    cannot move, and pubeval's tables know counts of 0..15 only), and plays the best score,
+    the first on a tie (gnubg's move order is standard backgammon's)."""
+
+    def _plain(self, boards):
+        from engine.rules.plakoto import PIN
+        import numpy as np
+        v = np.asarray(boards, dtype=np.int8)
+        return (np.sign(v) * (np.abs(v) & np.int8(PIN - 1))).astype(np.int8)
+
+    def scores(self, plays, boards, dice):
+        race = self._is_race(self._plain(boards))[plays.root]
+        return self._scores(self._plain(plays.boards), self.checkers, race)
+
+    def choose(self, plays, boards, dice):
+        return Bot.choose(self, plays, boards, dice)

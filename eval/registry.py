@@ -84,6 +84,9 @@ def _checker_bot(name: str, seed: int | None, variant: str, checkers: int) -> Bo
     if name == "random":
         return RandomBot(seed)
     if name == "pubeval":
+        if variant == "plakoto":  # pinned checkers: pubeval sees the checkers on top
+            from .bot import PlakotoPubevalBot
+            return PlakotoPubevalBot(checkers)
         return PubevalBot(checkers)
     if name == "racer":
         return _lazy("racer", "RacerBot")()
