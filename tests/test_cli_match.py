@@ -1,4 +1,5 @@
-"""Subprocess tests of `gammon match`, `gammon hint` and `gammon choose`."""
+"""Tests of `gammon match`, `gammon hint` and `gammon choose`, run in-process
+(``tests/inprocess.py``) but for the streaming ``--batch`` test, which needs a process."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from inprocess import gammon as run_in_process
 
 GAMMON = [sys.executable, "-m", "gammon.cli"]
 START = "4HPwATDgc/ABMA"
@@ -15,8 +17,8 @@ PUBEVAL_CASES = Path(__file__).parent / "data" / "pubeval_reference.jsonl"
 
 
 def gammon(*args, stdin=None):
-    return subprocess.run(GAMMON + list(args), input=stdin, capture_output=True, text=True,
-                          timeout=120)
+    """``gammon ARGS`` in this process: returncode, stdout, stderr."""
+    return run_in_process(*args, stdin=stdin)
 
 
 def assert_usage_error(out, message: str) -> None:

@@ -44,7 +44,7 @@ def test_money_answers_are_unchanged():
     a = analysis(START)
     assert set(a) == {"posid", "bot", "efficiency", "jacoby", "beavers", "probabilities",
                       "cubeless_equity", "cubeful", "action", "response", "decision",
-                      "cubeful_equity", "take_point", "taker_chances", "cube_plies"}
+                      "cubeful_equity", "take_point", "taker_chances", "cube_plies", "plans"}
     text = gammon("analyze", START).stdout
     assert text.splitlines()[1] == ("money game, centred cube, Jacoby off, no beavers, "
                                     "cube efficiency 0.68")
