@@ -81,7 +81,10 @@ class GnubgBot(Bot):
             equity = {key: e for key, _, _, e in listed}
             keys = [self._afterstate_key(plays.boards[r]) for r in rows]
             scores[list(rows)] = [equity[k] for k in keys]
-            chosen[i] = rows[keys.index(listed[0][0])]
+            # gnubg's best play that is legal here: under the Caucasian rule some of the
+            # standard plays gnubg lists are not (a hitter in the home board may not hide)
+            ours = {k: j for j, k in enumerate(keys)}
+            chosen[i] = rows[next(ours[key] for key, *_ in listed if key in ours)]
         return scores, chosen
 
     def scores(self, plays, boards, dice):

@@ -98,6 +98,9 @@ def _checker_bot(name: str, seed: int | None, variant: str, checkers: int) -> Bo
                              f"{variant} has its own heuristic bot")
         return _lazy("plan_bots", "plan_bot")(name, checkers)
     if name == "gnubg":
+        if variant == "plakoto":
+            raise ValueError("the gnubg bot plays backgammon's moves; Plakoto's pinned "
+                             "checkers are not gnubg's")
         return _gnubg_bot(checkers)
     raise ValueError(f"unknown bot {name!r}; valid: {valid_names()}")
 

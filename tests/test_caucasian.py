@@ -114,3 +114,14 @@ def test_the_generator_agrees_with_a_checker_by_checker_reference(count):
             ours = set(map(bytes, legal_plays(board[None], np.array([[d1, d2]]),
                                               CAUCASIAN).boards))
             assert ours == reference.caucasian_boards(board, int(d1), int(d2)), (board.tolist(), d1, d2)
+
+
+def test_gnubg_plays_the_caucasian_rule():
+    """gnubg's nets know the standard moves only: the gnubg bot plays its best play that
+    the Caucasian rule allows (it used to fail when its first choice hid a hitter)."""
+    pytest.importorskip("gnubg_nn")
+    from inprocess import gammon
+    out = gammon("match", "gnubg", "random", "--variant", "caucasian", "--seed", "2",
+                 "--match-to", "2", "--matches", "2", "--json", "--no-progress")
+    assert out.returncode == 0, out.stderr[-500:]
+    assert json.loads(out.stdout)["wins_a"] + json.loads(out.stdout)["wins_b"] == 2

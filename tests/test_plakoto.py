@@ -232,3 +232,10 @@ def test_pubeval_plays_plakoto_on_the_checkers_on_top():
     from eval.match import run_match
     r = run_match("pubeval", "random", 200, seed=1, variant="plakoto", progress=False)
     assert r.unfinished == 0 and r.wins_a / r.games > 0.7
+
+
+def test_gnubg_refuses_plakoto_in_one_line():
+    from inprocess import gammon
+    out = gammon("match", "gnubg", "random", "--variant", "plakoto", "--games", "2")
+    assert out.returncode == 2 and "Plakoto's pinned checkers" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
