@@ -259,18 +259,18 @@ def cube_decisions(policies, state: GameState, rows: np.ndarray, rules: CubeRule
         if len(at) == 0:
             continue
         g = rows[at]
+        seen = None  # the score from the doubler's side, told to both players
         if match is not None:
-            tell_score(policies[doubler], match.view(g, np.full(len(g), doubler),
-                                                     cube.value[g], cube.owner[g]))
+            seen = match.view(g, np.full(len(g), doubler), cube.value[g], cube.owner[g])
+            tell_score(policies[doubler], seen)
         doubled = offers(policies[doubler], state.boards[g], cube.value[g], cube.owner[g])
         at, g = at[doubled], g[doubled]
         if len(g) == 0:
             continue
         taker = 1 - doubler
         before = Cube(cube.value[g], cube.owner[g])
-        if match is not None:
-            tell_score(policies[taker], match.view(g, np.full(len(g), doubler),
-                                                   before.value, before.owner))
+        if seen is not None:
+            tell_score(policies[taker], seen.rows(doubled))
         answer = legal_responses(
             responses(policies[taker], state.boards[g], before.value, before.owner), before,
             rules)

@@ -98,6 +98,17 @@ def is_match(score: MatchScore | None) -> bool:
     return score is not None and bool((np.asarray(score.length) > 0).any())
 
 
+class ToldScore:
+    """For players that decide at the score: ``observe_score`` (the game loop's optional
+    method, ``engine.cube_policy.tell_score``) keeps the match score of the positions it
+    is about to be asked about in ``self.score``; None for money play (None, or length 0)."""
+
+    score = None
+
+    def observe_score(self, score) -> None:
+        self.score = score if is_match(score) else None
+
+
 @dataclass
 class MatchContext:
     """The match of each of G games, by seat (engine.game's seats 0 and 1).
@@ -199,4 +210,4 @@ class Matches:
 
 
 __all__ = ["CENTRED", "MOVER", "OPPONENT", "MatchScore", "MatchContext", "Matches",
-           "crawford_game", "is_match"]
+           "ToldScore", "crawford_game", "is_match"]

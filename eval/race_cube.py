@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import flip
+from engine.match import ToldScore
 
 from engine.phase import is_race
 
@@ -49,17 +50,10 @@ def keith_margin(boards: np.ndarray) -> np.ndarray:
     return roller * 8 / 7 - keith_count(flip(boards))
 
 
-class KeithCube:
+class KeithCube(ToldScore):
     """Cube decisions by the Keith count in races; never doubles, always takes in contact."""
 
     name = "race"
-
-    def __init__(self):
-        self.score = None  # engine.match.MatchScore of the positions asked about, or None
-
-    def observe_score(self, score) -> None:
-        from model.match_cube import match_only
-        self.score = match_only(score)
 
     def _post_crawford(self, n: int):
         """(trailer, leader): (N,) bool, the doubler is the post-Crawford trailer/leader."""

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.match import ToldScore
+
 from .cube import EFFICIENCY, decide
 
 
-class HeadsCube:
+class HeadsCube(ToldScore):
     """Doubles, takes and beavers as ``model.cube.decide`` says for the evaluator's
     probabilities of the position before the roll (Janowski, efficiency x)."""
 
@@ -25,12 +27,6 @@ class HeadsCube:
                  beavers: bool = False):
         self.evaluate, self.efficiency = evaluate, efficiency
         self.jacoby, self.beavers = jacoby, beavers
-        self.score = None  # engine.match.MatchScore of the positions asked about, or None
-
-    def observe_score(self, score) -> None:
-        """The match score of the next positions (None: money play)."""
-        from .match_cube import match_only
-        self.score = match_only(score)
 
     def decision(self, boards: np.ndarray, cube_owner):
         """The full decision (``model.cube.CubeDecision``) of N positions before the roll."""

@@ -86,7 +86,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.match import CENTRED, MOVER, OPPONENT, MatchScore
+from engine.match import CENTRED, MOVER, OPPONENT, MatchScore, ToldScore
 from engine.met import MatchEquityTable, met_from_gammon_rate
 from model import cube as money
 from model.cube import (
@@ -331,17 +331,12 @@ def play_mwc(probs_after, score: MatchScore, met: MatchEquityTable | None = None
     return 1.0 - match_decide(theirs, score.flipped(), met, efficiency).equity
 
 
-class ScoreAware:
+class ScoreAware(ToldScore):
     """For bots that score plays by outcome probabilities (the nets): told the match score
     (``observe_score``, the ``engine.game`` loop's third optional method), they value a
     play by the mover's match winning chance (``play_mwc``) instead of money equity."""
 
-    score = None  # engine.match.MatchScore of the positions asked about; None: money
     money_label = "equity"
-
-    def observe_score(self, score) -> None:
-        """The match score of the next positions (None, or length 0: money play)."""
-        self.score = match_only(score)
 
     @property
     def score_label(self) -> str:
@@ -354,12 +349,6 @@ class ScoreAware:
             from engine.outcomes import equity
             return equity(probs)
         return play_mwc(probs, self.score.rows(plays.root))
-
-
-def match_only(score):
-    """``score`` when it is a match score, else None (money play)."""
-    from engine.match import is_match
-    return score if is_match(score) else None
 
 
 def flip_outcomes_five(p5: np.ndarray) -> np.ndarray:
@@ -398,7 +387,6 @@ __all__ = [
     "met_for",
     "play_mwc",
     "ScoreAware",
-    "match_only",
     "flip_outcomes_five",
     "to_emg",
 ]
