@@ -639,24 +639,32 @@ def generate(n: int = DEFAULT_POSITIONS, seed: int = DEFAULT_SEED, games: int = 
 
 # ------------------------------------------------------------------------ command line
 
-def parser() -> argparse.ArgumentParser:
-    """The command line's options."""
-    p = _Parser(prog="python -m eval.gnubg_cube_check",
-                description="Money cube decisions (double / no double, take / pass) of a "
-                            "bot against GNU Backgammon 1.07 at 2-ply, on the clear-cut "
-                            "ones.")
+def check_options(prog: str, description: str, unit: str, data_path: Path, data_name: str,
+                  generate: str) -> argparse.ArgumentParser:
+    """The options a gnubg cube check shares (this one and ``eval.gnubg_match_cube``):
+    --bot, --margin (in ``unit``), --json, --data (``data_name`` at ``data_path`` by
+    default), --generate (``generate`` says what it does)."""
+    p = _Parser(prog=prog, description=description)
     p.add_argument("--bot", action="append", metavar="NAME",
                    help="a bot with probabilities (repeatable; default net:, the shipped "
                         "network; net:PATH, gnubg)")
     p.add_argument("--margin", metavar="E", default=None,
-                   help=f"judge decisions at least E equity per cube from the boundary "
+                   help=f"judge decisions at least E {unit} per cube from the boundary "
                         f"(default {DEFAULT_MARGIN})")
     p.add_argument("--json", action="store_true", help="write JSON instead of a table")
-    p.add_argument("--data", metavar="PATH", default=str(DATA_PATH),
-                   help="the cube data (default: the committed file)")
-    p.add_argument("--generate", action="store_true",
-                   help="draw positions and have gnubg analyse them into --data (needs "
-                        "gnubg and gnubg-nn)")
+    p.add_argument("--data", metavar="PATH", default=str(data_path),
+                   help=f"the {data_name} (default: the committed file)")
+    p.add_argument("--generate", action="store_true", help=generate)
+    return p
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's options."""
+    p = check_options("python -m eval.gnubg_cube_check",
+                      "Money cube decisions (double / no double, take / pass) of a bot "
+                      "against GNU Backgammon 1.07 at 2-ply, on the clear-cut ones.",
+                      "equity", DATA_PATH, "cube data", "draw positions and have gnubg "
+                      "analyse them into --data (needs gnubg and gnubg-nn)")
     p.add_argument("--positions", metavar="N", default=None,
                    help=f"with --generate, how many positions to draw "
                         f"(default {DEFAULT_POSITIONS})")
@@ -711,11 +719,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _generate(args, positions: int | None, seed: int | None) -> int:
     """--generate: draw the positions, have gnubg analyse them, save; say how long."""
-    if args.bot:
-        raise UsageError("--generate makes the data; check bots in a separate run")
-    if find_gnubg() is None:
-        raise UsageError("--generate needs GNU Backgammon's gnubg program "
-                         "(Debian: apt-get install gnubg)")
+    check_generate(args)
     try:
         import gnubg_nn  # noqa: F401  (plays the games and sorts the positions)
     except ImportError:
@@ -731,6 +735,15 @@ def _generate(args, positions: int | None, seed: int | None) -> int:
     print(f"{args.data}: {len(data)} positions analysed by {data.meta['gnubg']} at "
           f"{data.meta['plies']}-ply in {data.meta['seconds']:.0f} s")
     return 0
+
+
+def check_generate(args) -> None:
+    """What --generate needs: no --bot, and the gnubg program (UsageError otherwise)."""
+    if args.bot:
+        raise UsageError("--generate makes the data; check bots in a separate run")
+    if find_gnubg() is None:
+        raise UsageError("--generate needs GNU Backgammon's gnubg program "
+                         "(Debian: apt-get install gnubg)")
 
 
 def _check(args, margin: float, seed: int | None) -> int:

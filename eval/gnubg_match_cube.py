@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from . import gnubg_cube_check as gc
-from .gnubg_benchmark import UsageError, _Parser
+from .gnubg_benchmark import UsageError
 from .gnubg_cube_check import (
     CubeDataError,
     GnubgError,
@@ -611,22 +611,12 @@ def report_json(rows: list[dict], data: MatchCubeData, source: str) -> str:
 # ------------------------------------------------------------------------ command line
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m eval.gnubg_match_cube",
-                description="Cube decisions at match scores (double / no double, take / "
-                            "pass) of a bot through model.match_cube against GNU Backgammon "
-                            "1.07 at 2-ply, on the clear-cut ones.")
-    p.add_argument("--bot", action="append", metavar="NAME",
-                   help="a bot with probabilities (repeatable; default net:, the shipped "
-                        "network; net:PATH, gnubg)")
-    p.add_argument("--margin", metavar="E", default=None,
-                   help=f"judge decisions at least E EMG per cube from the boundary "
-                        f"(default {DEFAULT_MARGIN})")
-    p.add_argument("--json", action="store_true", help="write JSON instead of a table")
-    p.add_argument("--data", metavar="PATH", default=str(DATA_PATH),
-                   help="the match cube data (default: the committed file)")
-    p.add_argument("--generate", action="store_true",
-                   help="place the money cube data's positions at match scores and have "
-                        "gnubg analyse them into --data (needs gnubg)")
+    p = gc.check_options("python -m eval.gnubg_match_cube",
+                         "Cube decisions at match scores (double / no double, take / pass) "
+                         "of a bot through model.match_cube against GNU Backgammon 1.07 at "
+                         "2-ply, on the clear-cut ones.", "EMG", DATA_PATH, "match cube data",
+                         "place the money cube data's positions at match scores and have "
+                         "gnubg analyse them into --data (needs gnubg)")
     p.add_argument("--seed", default=None,
                    help=f"with --generate, the seed of the scores (default {DEFAULT_SEED}); "
                         f"else the seed of bots that draw numbers")
@@ -653,11 +643,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _generate(args, seed: int | None) -> int:
-    if args.bot:
-        raise UsageError("--generate makes the data; check bots in a separate run")
-    if find_gnubg() is None:
-        raise UsageError("--generate needs GNU Backgammon's gnubg program "
-                         "(Debian: apt-get install gnubg)")
+    gc.check_generate(args)
 
     def log(message: str) -> None:
         print(message, file=sys.stderr)
