@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from model.encoding import encoder
 from train.config import Config, ConfigError, from_dict, load
 from train.trainer import Trainer, resume_payload
 
@@ -179,7 +180,9 @@ def _reference_update(trainer) -> None:
     states = np.concatenate(trainer.pending_states)
     targets = torch.from_numpy(np.concatenate(trainer.pending_targets))
     trainer.pending_states, trainer.pending_targets = [], []
-    nets = trainer._inputs(states)
+    nets = [(net, torch.from_numpy(encoder(encoding)(states[take], trainer.checkers)),
+             np.where(take, np.cumsum(take) - 1, -1))
+            for net, encoding, take in trainer._networks_of(states)]
     order = trainer.rng.permutation(len(states))
     for start in range(0, len(states), t.batch_size):
         batch = order[start:start + t.batch_size]

@@ -35,6 +35,7 @@ from model.policy import NetEvaluator, NetPolicy
 from .actors import ActorError
 from .config import Config, ConfigError, check_variant, from_dict
 from .selfplay import SelfPlay
+from .step import FlatStep
 from .td import lambda_returns
 
 
@@ -261,50 +262,43 @@ class Trainer:
         t = self.config.train
         for group in self.optimizer.param_groups:
             group["lr"] = self.learning_rate()
-        states = np.concatenate(self.pending_states)
+        states = np.concatenate(self.pending_states)  # (N, 26)
         targets = torch.from_numpy(np.concatenate(self.pending_targets)).to(self.device)
         self.pending_states, self.pending_targets = [], []
-        nets = self._inputs(states)
-        losses = []
-        for net, _, _ in nets:
-            net.train()
+        nets = self._networks_of(states)
+        flat = FlatStep(self.optimizer, [net for net, _, _ in nets])
+        flat.begin()
         for _ in range(t.epochs):
             order = self.rng.permutation(len(states))
             starts = range(0, len(states), t.batch_size)
-            # per network, its positions in minibatch order, gathered once: (n_net, F)
+            # per network, its positions in minibatch order, encoded once: (n_net, F)
             # inputs and (n_net, 6) targets, and where each minibatch's share begins (the
-            # same numbers, in the same order, as gathering them minibatch by minibatch)
+            # same rows, in the same order, as gathering them minibatch by minibatch; the
+            # boards are gathered, not the wider inputs)
             shares = []
-            for net, x, row in nets:
-                picked = row[order]  # (N,) row in x, -1 for another network's
-                mine = picked >= 0
-                index = torch.from_numpy(picked[mine]).to(self.device)
-                bounds = np.concatenate([[0], np.cumsum(mine)])[[*starts, len(states)]]
-                shares.append((net, x[index], targets[torch.from_numpy(order[mine]).to(
-                    self.device)], bounds))
+            for _, encoding, take in nets:
+                rows = order[take[order]]  # (n_net,) this network's states, in order
+                x = torch.from_numpy(encoder(encoding)(states[rows], self.checkers))
+                y = targets[torch.from_numpy(rows).to(self.device)]
+                # its share of each minibatch: views (k_b, F) and (k_b, 6)
+                cut = np.cumsum(take[order])[[start - 1 for start in starts[1:]]]
+                shares.append((x.to(self.device).tensor_split(cut.tolist()),
+                               y.tensor_split(cut.tolist())))
             for b, start in enumerate(starts):
                 # cross-entropy against soft targets (lambda-returns are mixtures), each
-                # position through its phase's network
-                loss = 0.0
-                for net, x, y, bounds in shares:
-                    lo, hi = bounds[b], bounds[b + 1]
-                    if hi > lo:
-                        loss = loss - (y[lo:hi] * torch.log_softmax(net(x[lo:hi]),
-                                                                   dim=-1)).sum()
-                loss = loss / min(t.batch_size, len(states) - start)
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                self.optimizer.step()
-                losses.append(loss.item())
+                # position through its phase's network (``train.step``: autograd's and
+                # Adam's numbers, without their overhead)
+                flat.step([(i, xs[b], ys[b]) for i, (xs, ys) in enumerate(shares)
+                           if len(xs[b])], min(t.batch_size, len(states) - start))
                 self.counters.updates += 1
-        for net, _, _ in nets:
-            net.eval()
+        loss = flat.mean_loss()
+        flat.end()
         self.evaluator.invalidate()
-        return float(np.mean(losses))
+        return loss
 
-    def _inputs(self, states: np.ndarray) -> list[tuple[ValueNet, torch.Tensor, np.ndarray]]:
-        """Per network: (network, its encoded positions (n, F), row (N,): each state's row
-        in them, -1 for another network's); states (N, 26) int8."""
+    def _networks_of(self, states: np.ndarray) -> list[tuple[ValueNet, str, np.ndarray]]:
+        """Per network: (network, its encoding, take (N,): the states (N, 26) it values),
+        the main network first; it takes every state no phase network claims."""
         phase = classify(states) if self.phases else np.zeros(len(states), dtype=np.int8)
         mine = np.ones(len(states), dtype=bool)
         out = []
@@ -313,13 +307,7 @@ class Trainer:
             mine &= ~take
             out.append((net, encoding, take))
         out.insert(0, (self.net, self.config.model.encoding, mine))
-        inputs = []
-        for net, encoding, take in out:
-            row = np.full(len(states), -1, dtype=np.int64)
-            row[take] = np.arange(int(take.sum()))
-            x = torch.from_numpy(encoder(encoding)(states[take], self.checkers))
-            inputs.append((net, x.to(self.device), row))
-        return inputs
+        return out
 
     # --- the run ---------------------------------------------------------------------------
 

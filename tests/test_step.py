@@ -1,0 +1,82 @@
+"""The learner's minibatch step without autograd (train/step.py) against autograd and
+torch's Adam: the same weights, moments and losses, to the last bit."""
+
+import numpy as np
+import pytest
+import torch
+
+from model.net import ValueNet
+from train.step import FlatStep
+
+
+def _minibatches(seed: int, count: int, features: int):
+    """(shares, n) per minibatch: a share for net 0 and net 1, sometimes empty."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        n = int(rng.integers(5, 40))
+        first = int(rng.integers(0, n + 1))  # net 0's positions; net 1 takes the rest
+        x = torch.from_numpy(rng.random((n, features), dtype=np.float32))
+        y = torch.from_numpy(rng.dirichlet(np.ones(6), n).astype(np.float32))
+        shares = [(i, x[lo:hi], y[lo:hi]) for i, (lo, hi) in enumerate([(0, first), (first, n)])
+                  if hi > lo]
+        out.append((shares, n))
+    return out
+
+
+def _autograd(nets, optimizer, batches) -> list[float]:
+    losses = []
+    for shares, n in batches:
+        loss = 0.0
+        for i, x, y in shares:
+            loss = loss - (y * torch.log_softmax(nets[i](x), dim=-1)).sum()
+        loss = loss / n
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.parametrize("activation", ["sigmoid", "relu", "tanh"])
+@pytest.mark.parametrize("hidden", [(16,), (12, 8)])
+def test_flat_step_is_autograd_and_adam_number_for_number(activation, hidden):
+    def build():
+        torch.manual_seed(5)
+        nets = [ValueNet(10, hidden, activation), ValueNet(10, (6,), activation)]
+        params = [p for net in nets for p in net.parameters()]
+        return nets, torch.optim.Adam(params, lr=3e-3, foreach=False)
+    plain_nets, plain_opt = build()
+    flat_nets, flat_opt = build()
+    batches = _minibatches(1, 30, 10)
+    expected = []
+    # two updates: the second starts from the moments and step counts the first wrote back
+    for part in (batches[:12], batches[12:]):
+        losses = _autograd(plain_nets, plain_opt, part)
+        expected.append(float(np.mean(np.float64(losses))))
+        step = FlatStep(flat_opt, flat_nets)
+        step.begin()
+        for shares, n in part:
+            step.step(shares, n)
+        got = step.mean_loss()
+        step.end()
+        assert got == pytest.approx(expected[-1], rel=1e-12)
+    for a, b in zip(plain_nets, flat_nets):
+        for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items()):
+            assert torch.equal(x, y), name
+    for p, q in zip(plain_opt.param_groups[0]["params"], flat_opt.param_groups[0]["params"]):
+        s, t = plain_opt.state[p], flat_opt.state[q]
+        assert float(s["step"]) == float(t["step"])
+        assert torch.equal(s["exp_avg"], t["exp_avg"])
+        assert torch.equal(s["exp_avg_sq"], t["exp_avg_sq"])
+    # a net with no positions in a minibatch takes no Adam step there, as torch skips a
+    # parameter without a gradient: the two nets' step counts differ
+    counts = {float(flat_opt.state[p]["step"]) for p in flat_opt.param_groups[0]["params"]}
+    assert len(counts) == 2
+
+
+def test_flat_step_refuses_an_adam_it_does_not_do():
+    net = ValueNet(4, (3,))
+    step = FlatStep(torch.optim.Adam(net.parameters(), weight_decay=0.1), [net])
+    with pytest.raises(ValueError, match="weight decay"):
+        step.begin()
