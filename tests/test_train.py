@@ -13,6 +13,7 @@ import torch
 
 from model.encoding import encoder
 from train.config import Config, ConfigError, from_dict, load
+from train.step import FUSED_ADAM
 from train.trainer import Trainer, resume_payload
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -211,7 +212,9 @@ def test_the_minibatch_step_is_the_plain_one_number_for_number(tmp_path, race_hi
         return Trainer(config, tmp_path / out, log=lambda text: None)
     fast, plain = trainer("fast"), trainer("plain")
     plain.optimizer = torch.optim.Adam(plain.optimizer.param_groups[0]["params"],
-                                       lr=plain.config.train.learning_rate, foreach=False)
+                                       lr=plain.config.train.learning_rate,
+                                       fused=FUSED_ADAM or None,
+                                       foreach=False if not FUSED_ADAM else None)
     plain._update = lambda: _reference_update(plain) or 0.0
     nets = lambda tr: [tr.net, *(net for net, _ in tr.phases.values())]  # noqa: E731
     before = [{k: v.clone() for k, v in net.state_dict().items()} for net in nets(fast)]

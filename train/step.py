@@ -9,10 +9,11 @@ arithmetic. Here one step is a fixed list of about twenty tensor calls per netwo
 
 The numbers are autograd's and Adam's: every backward formula is ATen's own backward
 kernel (``sigmoid_backward``, ``_log_softmax_backward_data``, ...) or the same matrix
-products autograd runs, and Adam's update is the arithmetic of torch's (the moments'
-``lerp``/``addcmul``, the bias corrections in Python floats, ``sqrt``, ``div``, ``add``,
-``addcdiv``) applied to one flat tensor instead of a list. ``tests/test_train.py`` checks
-that the weights after training equal, bit for bit, those of the plain autograd loop.
+products autograd runs, and Adam's update is torch's fused kernel (the numbers of
+``torch.optim.Adam(fused=True)``; torch before 2.4 has none for the CPU, and there the
+arithmetic of its foreach Adam) applied to one flat tensor. ``tests/test_step.py`` and
+``tests/test_train.py`` check that the weights after training equal, bit for bit, those of
+the plain loop with autograd and ``torch.optim.Adam``.
 
 ``FlatStep(optimizer, nets)`` reads the networks' parameters and Adam's moments into flat
 buffers (``begin``), takes minibatch steps (``step``) and writes everything back into the
@@ -57,6 +58,12 @@ class _Flat:
                 self.v[at:at + n].copy_(state["exp_avg_sq"].reshape(-1))
                 self.step = int(float(state["step"]))
             self.views.append((pv, gv))
+        self.step_t = torch.tensor(float(self.step), device=device)  # as Adam keeps it
+        self.p_views = [pv for pv, _ in self.views]
+        self.g_views = [gv for _, gv in self.views]
+        self.m_views = [self.m[at:at + p.numel()] for p, at in zip(self.params, self.starts)]
+        self.v_views = [self.v[at:at + p.numel()] for p, at in zip(self.params, self.starts)]
+        self.steps = [self.step_t] * len(self.params)
         # (weight, bias, weight's grad, bias's grad) per layer, the output layer last
         self.layers = [(self.views[i][0], self.views[i + 1][0], self.views[i][1],
                         self.views[i + 1][1]) for i in range(0, len(self.views), 2)]
@@ -73,7 +80,7 @@ class _Flat:
         for param, at in zip(self.params, self.starts):
             n = param.numel()
             state = optimizer.state[param]
-            state["step"] = torch.tensor(float(self.step))
+            state["step"] = self.step_t.detach().cpu().clone()
             state["exp_avg"] = self.m[at:at + n].view_as(param).clone()
             state["exp_avg_sq"] = self.v[at:at + n].view_as(param).clone()
 
@@ -86,7 +93,8 @@ class FlatStep:
         self.optimizer, self.nets = optimizer, nets
         self.flats: list[_Flat] = []
         self._scales: dict[int, torch.Tensor] = {}
-        self._losses: list[tuple[list, int]] = []
+        self._outputs: list[tuple[int, torch.Tensor, torch.Tensor]] = []  # (b, y, logp)
+        self._sizes: list[int] = []  # each minibatch's size
 
     def begin(self) -> None:
         group = self.optimizer.param_groups[0]
@@ -95,7 +103,8 @@ class FlatStep:
                              "maximize")
         self.flats = [_Flat(net, self.optimizer) for net in self.nets]
         self._scales: dict[int, torch.Tensor] = {}
-        self._losses: list[tuple[list, int]] = []
+        self._outputs: list[tuple[int, torch.Tensor, torch.Tensor]] = []  # (b, y, logp)
+        self._sizes: list[int] = []  # each minibatch's size
 
     def end(self) -> None:
         for flat in self.flats:
@@ -113,30 +122,30 @@ class FlatStep:
             # with respect to each sum(y * log_softmax) is -(1 / n)
             self._scales[n] = -(torch.ones((), device=self.flats[0].p.device) / n)
         scale = self._scales[n]
-        parts = [None] * len(self.flats)
+        batch = len(self._sizes)
         for index, x, y in shares:
-            parts[index] = self._backward(self.flats[index], x, y, scale)
+            self._outputs.append((batch, y, self._backward(self.flats[index], x, y, scale)))
         for index, _, _ in shares:
-            self._adam(self.flats[index], group)
-        self._losses.append((parts, n))
+            _adam(self.flats[index], group)
+        self._sizes.append(n)
 
     def mean_loss(self) -> float:
         """The mean of the minibatches' losses since ``begin`` (0.0 if none), each
-        (0 - part_1 - part_2 ...) / n in float32, as autograd's loss is."""
-        if not self._losses:
+        -sum(y * log_softmax) / n, summed once for the whole update (in float64)."""
+        if not self._sizes:
             return 0.0
-        zero = torch.zeros(())
-        loss = torch.zeros(len(self._losses))
-        for i in range(len(self.flats)):
-            column = torch.stack([zero if parts[i] is None else parts[i].cpu()
-                                  for parts, _ in self._losses])
-            loss = loss - column
-        n = torch.tensor([n for _, n in self._losses], dtype=torch.float32)
-        return float((loss / n).double().mean())
+        y = torch.cat([y for _, y, _ in self._outputs])  # (N, 6)
+        logp = torch.cat([logp for _, _, logp in self._outputs])
+        batch = torch.cat([torch.full((len(t),), b, dtype=torch.int64, device=t.device)
+                           for b, t, _ in self._outputs])  # (N,) each row's minibatch
+        sums = torch.zeros(len(self._sizes), dtype=torch.float64, device=y.device)
+        sums.index_add_(0, batch, (y * logp).sum(1, dtype=torch.float64))
+        sizes = torch.tensor(self._sizes, dtype=torch.float64, device=y.device)
+        return float((-sums / sizes).mean())
 
     def _backward(self, flat: _Flat, x: torch.Tensor, y: torch.Tensor,
                   scale: torch.Tensor) -> torch.Tensor:
-        """Forward, then gradients into ``flat.g``; returns sum(y * log_softmax)."""
+        """Forward, then gradients into ``flat.g``; returns the log_softmax (k, 6)."""
         acts = [x]  # each layer's input
         for (_, bias, _, _), weight_t in zip(flat.layers[:-1], flat.transposed):
             pre = torch.addmm(bias, acts[-1], weight_t)
@@ -144,7 +153,6 @@ class FlatStep:
         bias = flat.layers[-1][1]
         logp = torch.log_softmax(torch.addmm(bias, acts[-1], flat.transposed[-1]),
                                  dim=-1)  # (k, 6)
-        part = (y * logp).sum()
         grad = _aten._log_softmax_backward_data(scale * y, logp, -1, logp.dtype)  # (k, 6)
         for depth in range(len(flat.layers) - 1, -1, -1):
             weight, _, weight_grad, bias_grad = flat.layers[depth]
@@ -155,21 +163,47 @@ class FlatStep:
             torch.sum(grad, 0, out=bias_grad)
             if depth:
                 grad = _BACKWARD[flat.activation](grad.mm(weight), a)
-        return part
+        return logp
 
-    @staticmethod
-    def _adam(flat: _Flat, group: dict) -> None:
-        """torch.optim.Adam's update (no weight decay, amsgrad or maximize) on the flat
-        buffers, with the same arithmetic."""
-        beta1, beta2 = group["betas"]
-        flat.step += 1
-        flat.m.lerp_(flat.g, 1 - beta1)
-        flat.v.mul_(beta2).addcmul_(flat.g, flat.g, value=1 - beta2)
-        bias_correction1 = 1 - beta1 ** float(flat.step)
-        bias_correction2 = 1 - beta2 ** float(flat.step)
-        step_size = (group["lr"] / bias_correction1) * -1
-        denom = flat.v.sqrt().div_(bias_correction2 ** 0.5).add_(group["eps"])
-        flat.p.addcdiv_(flat.m, denom, value=step_size)
+
+
+def _fused_adam_works() -> bool:
+    """Whether torch has its fused Adam kernel for the CPU (torch 2.4 and later)."""
+    try:
+        one = [torch.zeros(1)]
+        torch._fused_adam_(one, [torch.zeros(1)], [torch.zeros(1)], [torch.zeros(1)], [],
+                           [torch.ones(())], amsgrad=False, lr=0.1, beta1=0.9, beta2=0.999,
+                           weight_decay=0.0, eps=1e-8, maximize=False)
+        return True
+    except (AttributeError, RuntimeError, NotImplementedError):
+        return False
+
+
+FUSED_ADAM = _fused_adam_works()
+
+
+def _adam(flat: _Flat, group: dict) -> None:
+    """One Adam step (no weight decay, amsgrad or maximize) on the flat buffers: torch's
+    fused kernel, the numbers of ``torch.optim.Adam(fused=True)`` (one call instead of
+    seven); without it (torch before 2.4), the arithmetic of torch's foreach Adam."""
+    beta1, beta2 = group["betas"]
+    flat.step += 1
+    flat.step_t.add_(1)
+    if FUSED_ADAM:
+        # per parameter (views of the flat buffers): the kernel's vector and scalar paths
+        # round differently, so each tensor must be split where torch's own would be
+        torch._fused_adam_(flat.p_views, flat.g_views, flat.m_views, flat.v_views, [],
+                           flat.steps,
+                           amsgrad=False, lr=group["lr"], beta1=beta1, beta2=beta2,
+                           weight_decay=0.0, eps=group["eps"], maximize=False)
+        return
+    flat.m.lerp_(flat.g, 1 - beta1)
+    flat.v.mul_(beta2).addcmul_(flat.g, flat.g, value=1 - beta2)
+    bias_correction1 = 1 - beta1 ** float(flat.step)
+    bias_correction2 = 1 - beta2 ** float(flat.step)
+    step_size = (group["lr"] / bias_correction1) * -1
+    denom = flat.v.sqrt().div_(bias_correction2 ** 0.5).add_(group["eps"])
+    flat.p.addcdiv_(flat.m, denom, value=step_size)
 
 
 _ACTIVATE = {"sigmoid": torch.sigmoid, "relu": torch.relu, "tanh": torch.tanh}
