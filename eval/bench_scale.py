@@ -6,6 +6,7 @@ One run of this script measures, on the default config's network (or ``--hidden`
   one thread), games/s;
 - **actors 1, actors 2**: ``gammon train --actors N`` on a local Ray instance (each actor a
   process playing its batch of games; this process learns), games/s the learner absorbed;
+  1 and 2 actors in turns, ``--repeats`` times, and the pair with the median ratio shown;
 - **learner**: the learner alone, fed games recorded beforehand (valuing them, TD targets,
   updates): the games/s (and positions/s) it can absorb, the ceiling for any number of
   actors;
@@ -18,7 +19,8 @@ plays as fast as the single actor measured here (one core each) and the learner 
 of its own: games/s = min(N x one actor, the learner's ceiling), and the broadcast traffic
 it implies. Prints a table, or JSON (``--json``).
 
-    python -m eval.bench_scale [--seconds 40] [--hidden 80] [--parallel 512] [--json]
+    python -m eval.bench_scale [--seconds 40] [--repeats 3] [--hidden 80] [--parallel 512]
+                               [--json]
 """
 
 from __future__ import annotations
@@ -148,12 +150,15 @@ def main(argv=None) -> int:
     parser.add_argument("--hidden", type=int, default=80, help="hidden units (default 80)")
     parser.add_argument("--parallel", type=int, default=512,
                         help="games in lock-step per actor (default 512)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="runs of 1 and of 2 actors, in turns; the ratio reported is "
+                             "the median pair's (default 3)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if not 1 <= args.seconds <= 3600 or not 1 <= args.hidden <= 4096 or \
-            not 2 <= args.parallel <= 65536:
-        print("bench_scale: --seconds 1..3600, --hidden 1..4096, --parallel 2..65536",
-              file=sys.stderr)
+            not 2 <= args.parallel <= 65536 or not 1 <= args.repeats <= 20:
+        print("bench_scale: --seconds 1..3600, --hidden 1..4096, --parallel 2..65536, "
+              "--repeats 1..20", file=sys.stderr)
         return 2
     from train.actors import ActorError, start_ray
     try:
@@ -164,10 +169,18 @@ def main(argv=None) -> int:
     say = (lambda text: None) if args.json else (lambda text: print(text, file=sys.stderr))
     say("single process ...")
     single, _ = run_rate(args.hidden, args.parallel, args.seconds)
-    say("1 actor ...")
-    one, per_game = run_rate(args.hidden, args.parallel, args.seconds, actors=1)
-    say("2 actors ...")
-    two, _ = run_rate(args.hidden, args.parallel, args.seconds, actors=2)
+    # 1 and 2 actors in turns, --repeats times: the ratio of each pair of neighbouring runs,
+    # and their median (this machine's speed drifts by more than 10% from minute to minute)
+    pairs = []
+    for turn in range(args.repeats):
+        say(f"1 actor ({turn + 1}/{args.repeats}) ...")
+        one, per_game = run_rate(args.hidden, args.parallel, args.seconds, actors=1)
+        say(f"2 actors ({turn + 1}/{args.repeats}) ...")
+        two, _ = run_rate(args.hidden, args.parallel, args.seconds, actors=2)
+        pairs.append({"actors_1_games_per_s": one, "actors_2_games_per_s": two,
+                      "ratio_2_to_1": two / one})
+    middle = sorted(pairs, key=lambda p: p["ratio_2_to_1"])[(len(pairs) - 1) // 2]
+    one, two = middle["actors_1_games_per_s"], middle["actors_2_games_per_s"]
     say("the learner alone ...")
     learner = learner_ceiling(args.hidden, args.parallel, args.seconds / 2)
     learner["games_per_s"] = learner["positions_per_s"] / per_game
@@ -175,7 +188,8 @@ def main(argv=None) -> int:
               "seconds": args.seconds, "cores": _cores(),
               "single_process_games_per_s": single, "actors_1_games_per_s": one,
               "actors_2_games_per_s": two, "ratio_2_to_1": two / one,
-              "ratio_2_to_single": two / single, "positions_per_game": per_game,
+              "ratio_2_to_single": two / single, "pairs": pairs,
+              "positions_per_game": per_game,
               "learner": learner, "projection": project(one, per_game, learner)}
     if args.json:
         print(json.dumps(result))
@@ -185,6 +199,10 @@ def main(argv=None) -> int:
     print(f"{'1 actor':<28}{one:>10.1f}")
     print(f"{'2 actors':<28}{two:>10.1f}   {two / one:.2f}x 1 actor, "
           f"{two / single:.2f}x single process")
+    if len(pairs) > 1:
+        print(f"{'':<28}{'':>10}   (the median pair; each pair: " + ", ".join(
+            f"{p['actors_2_games_per_s']:.0f}/{p['actors_1_games_per_s']:.0f} = "
+            f"{p['ratio_2_to_1']:.2f}x" for p in pairs) + ")")
     print(f"{'learner alone (ceiling)':<28}{learner['games_per_s']:>10.1f}   "
           f"{learner['positions_per_s']:,.0f} positions/s, games of {per_game:.1f} positions")
     print(f"broadcast: {learner['broadcast_bytes']:,} bytes per update, an update every "

@@ -240,8 +240,11 @@ def test_the_scaling_benchmark_measures_and_projects():
     import io
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["--seconds", "4", "--parallel", "32", "--hidden", "8", "--json"]) == 0
+        assert main(["--seconds", "4", "--parallel", "32", "--hidden", "8", "--repeats", "2",
+                     "--json"]) == 0
     result = json.loads(out.getvalue())
     assert result["actors_1_games_per_s"] > 0 and result["actors_2_games_per_s"] > 0
+    assert len(result["pairs"]) == 2 and result["ratio_2_to_1"] in [
+        pair["ratio_2_to_1"] for pair in result["pairs"]]
     assert [row["actors"] for row in result["projection"]] == [1, 2, 8, 32, 100]
     assert result["learner"]["broadcast_bytes"] > 0

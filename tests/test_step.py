@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from model.net import ValueNet
+import train.step as step_module
 from train.step import FUSED_ADAM, FlatStep
 
 
@@ -40,14 +41,21 @@ def _autograd(nets, optimizer, batches) -> list[float]:
 
 @pytest.mark.parametrize("activation", ["sigmoid", "relu", "tanh"])
 @pytest.mark.parametrize("hidden", [(16,), (12, 8)])
-def test_flat_step_is_autograd_and_adam_number_for_number(activation, hidden):
+@pytest.mark.parametrize("fused", [True, False])
+def test_flat_step_is_autograd_and_adam_number_for_number(activation, hidden, fused,
+                                                          monkeypatch):
+    """fused: torch's fused Adam kernel (torch 2.4 and later), else the arithmetic of
+    its foreach Adam (what older torch gets)."""
+    if fused and not FUSED_ADAM:
+        pytest.skip("this torch has no fused Adam for the CPU")
+    monkeypatch.setattr(step_module, "FUSED_ADAM", fused)
+
     def build():
         torch.manual_seed(5)
         nets = [ValueNet(10, hidden, activation), ValueNet(10, (6,), activation)]
         params = [p for net in nets for p in net.parameters()]
-        # the flat step's Adam is torch's fused one where torch has it
-        return nets, torch.optim.Adam(params, lr=3e-3, fused=FUSED_ADAM or None,
-                                      foreach=False if not FUSED_ADAM else None)
+        return nets, torch.optim.Adam(params, lr=3e-3, fused=fused or None,
+                                      foreach=False if not fused else None)
     plain_nets, plain_opt = build()
     flat_nets, flat_opt = build()
     batches = _minibatches(1, 30, 10)

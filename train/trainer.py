@@ -144,8 +144,8 @@ class Trainer:
             self.phases["race"] = (race.to(self.device), m.race_encoding)
         parameters = [*self.net.parameters(),
                       *(p for net, _ in self.phases.values() for p in net.parameters())]
-        # foreach: Adam's arithmetic on all parameters at once (fewer calls per step; the same
-        # numbers as the one-tensor-at-a-time loop, checked by tests/test_train.py)
+        # Adam's hyperparameters and state (moments, step counts: what checkpoints keep); its
+        # steps are taken by ``train.step`` with the numbers of torch's fused Adam
         self.optimizer = torch.optim.Adam(parameters, lr=t.learning_rate, foreach=True)
         # separate generators: the dice of self-play, and the order of the minibatches
         dice_seed, order_seed = np.random.SeedSequence(t.seed).spawn(2)
