@@ -5,7 +5,7 @@ buffer of parameters per network.
 Why: the networks are small (a few tens of thousands of weights) and the minibatches too
 (128 positions), so a step through autograd and ``torch.optim.Adam`` spends most of its
 time in per-call overhead (building the graph, walking it, Adam's bookkeeping), not in
-arithmetic. Here one step is a fixed list of about twenty tensor calls per network.
+arithmetic. Here one step is a fixed list of about fifteen tensor calls per network.
 
 The numbers are autograd's and Adam's: every backward formula is ATen's own backward
 kernel (``sigmoid_backward``, ``_log_softmax_backward_data``, ...) or the same matrix
@@ -92,11 +92,9 @@ class FlatStep:
     def __init__(self, optimizer: torch.optim.Adam, nets: list):
         self.optimizer, self.nets = optimizer, nets
         self.flats: list[_Flat] = []
-        self._scales: dict[int, torch.Tensor] = {}
-        self._outputs: list[tuple[int, torch.Tensor, torch.Tensor]] = []  # (b, y, logp)
-        self._sizes: list[int] = []  # each minibatch's size
 
     def begin(self) -> None:
+        """Read the networks and Adam's state; ValueError for an Adam this does not do."""
         group = self.optimizer.param_groups[0]
         if group.get("weight_decay", 0) or group.get("amsgrad") or group.get("maximize"):
             raise ValueError("the flat step does Adam without weight decay, amsgrad or "
@@ -164,7 +162,6 @@ class FlatStep:
             if depth:
                 grad = _BACKWARD[flat.activation](grad.mm(weight), a)
         return logp
-
 
 
 def _fused_adam_works() -> bool:
