@@ -272,9 +272,9 @@ class Trainer:
             order = self.rng.permutation(len(states))
             starts = range(0, len(states), t.batch_size)
             # per network, its positions in minibatch order, encoded once: (n_net, F)
-            # inputs and (n_net, 6) targets, and where each minibatch's share begins (the
-            # same rows, in the same order, as gathering them minibatch by minibatch; the
-            # boards are gathered, not the wider inputs)
+            # inputs and (n_net, 6) targets cut into each minibatch's share (the same rows,
+            # in the same order, as gathering them minibatch by minibatch; the boards are
+            # gathered, not the wider inputs)
             shares = []
             for _, encoding, take in nets:
                 rows = order[take[order]]  # (n_net,) this network's states, in order
