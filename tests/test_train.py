@@ -203,9 +203,10 @@ def _reference_update(trainer) -> None:
 
 @pytest.mark.parametrize("race_hidden", [(), (16,)])
 def test_the_minibatch_step_is_the_plain_one_number_for_number(tmp_path, race_hidden):
-    """The update gathers each network's positions once per epoch and runs Adam on all
-    tensors at once (for speed); the weights after it equal, bit for bit, those of the
-    plain loop over minibatches with one-tensor Adam, with one network and with a race net."""
+    """The update encodes each network's positions once per epoch and steps without
+    autograd (train/step.py, for speed); the weights after it equal, bit for bit, those of
+    the plain loop over minibatches with autograd and torch's Adam (fused where torch has
+    it), with one network and with a race net."""
     def trainer(out):
         config = small(160, parallel_games=32, update_every=1024, batch_size=100).with_overrides(
             model={"race_hidden": race_hidden, "race_encoding": "classic"})

@@ -47,7 +47,7 @@ class _Flat:
         self.m = torch.zeros(total, device=device)
         self.v = torch.zeros(total, device=device)
         self.views = []  # per parameter: (param view, grad view)
-        self.step = 0
+        step = 0.0
         for param, at in zip(self.params, self.starts):
             n = param.numel()
             pv, gv = self.p[at:at + n].view_as(param), self.g[at:at + n].view_as(param)
@@ -56,9 +56,9 @@ class _Flat:
             if "exp_avg" in state:
                 self.m[at:at + n].copy_(state["exp_avg"].reshape(-1))
                 self.v[at:at + n].copy_(state["exp_avg_sq"].reshape(-1))
-                self.step = int(float(state["step"]))
+                step = float(state["step"])
             self.views.append((pv, gv))
-        self.step_t = torch.tensor(float(self.step), device=device)  # as Adam keeps it
+        self.step_t = torch.tensor(step, device=device)  # the step count, as Adam keeps it
         self.p_views = [pv for pv, _ in self.views]
         self.g_views = [gv for _, gv in self.views]
         self.m_views = [self.m[at:at + p.numel()] for p, at in zip(self.params, self.starts)]
@@ -75,7 +75,7 @@ class _Flat:
         with torch.no_grad():
             for param, (pv, _) in zip(self.params, self.views):
                 param.copy_(pv)
-        if self.step == 0:
+        if float(self.step_t) == 0:
             return
         for param, at in zip(self.params, self.starts):
             n = param.numel()
@@ -184,7 +184,6 @@ def _adam(flat: _Flat, group: dict) -> None:
     fused kernel, the numbers of ``torch.optim.Adam(fused=True)`` (one call instead of
     seven); without it (torch before 2.4), the arithmetic of torch's foreach Adam."""
     beta1, beta2 = group["betas"]
-    flat.step += 1
     flat.step_t.add_(1)
     if FUSED_ADAM:
         # per parameter (views of the flat buffers): the kernel's vector and scalar paths
@@ -196,8 +195,9 @@ def _adam(flat: _Flat, group: dict) -> None:
         return
     flat.m.lerp_(flat.g, 1 - beta1)
     flat.v.mul_(beta2).addcmul_(flat.g, flat.g, value=1 - beta2)
-    bias_correction1 = 1 - beta1 ** float(flat.step)
-    bias_correction2 = 1 - beta2 ** float(flat.step)
+    step = float(flat.step_t)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
     step_size = (group["lr"] / bias_correction1) * -1
     denom = flat.v.sqrt().div_(bias_correction2 ** 0.5).add_(group["eps"])
     flat.p.addcdiv_(flat.m, denom, value=step_size)

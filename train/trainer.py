@@ -277,11 +277,12 @@ class Trainer:
             # gathered, not the wider inputs)
             shares = []
             for _, encoding, take in nets:
-                rows = order[take[order]]  # (n_net,) this network's states, in order
+                mine = take[order]  # (N,) in minibatch order: this network's?
+                rows = order[mine]  # (n_net,) this network's states, in order
                 x = torch.from_numpy(encoder(encoding)(states[rows], self.checkers))
                 y = targets[torch.from_numpy(rows).to(self.device)]
                 # its share of each minibatch: views (k_b, F) and (k_b, 6)
-                cut = np.cumsum(take[order])[[start - 1 for start in starts[1:]]]
+                cut = np.cumsum(mine)[[start - 1 for start in starts[1:]]]
                 shares.append((x.to(self.device).tensor_split(cut.tolist()),
                                y.tensor_split(cut.tolist())))
             for b, start in enumerate(starts):
