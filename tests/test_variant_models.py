@@ -66,7 +66,7 @@ def test_a_nuclear_net_started_from_a_standard_one_plays_alike_with_a_centred_bo
     path = tmp_path / "std.pt"
     ckpt.save(path, ckpt.model_payload(source, "classic", "standard"))
     target = ValueNet(200, (16,))
-    start_from(target, str(path), "nuclear")
+    start_from({"main": (target, "nuclear")}, str(path))
     boards = np.zeros((4, 26), np.int8)
     boards[:, 6], boards[:, 19], boards[:, 25] = 14, -15, np.arange(4) % 2
     with torch.no_grad():
@@ -74,9 +74,38 @@ def test_a_nuclear_net_started_from_a_standard_one_plays_alike_with_a_centred_bo
         b = target(torch.from_numpy(nuclear(boards, 15, np.zeros(4))))
     assert torch.allclose(a, b)
     with pytest.raises(ConfigError, match="hidden"):
-        start_from(ValueNet(200, (8,)), str(path), "nuclear")
+        start_from({"main": (ValueNet(200, (8,)), "nuclear")}, str(path))
     with pytest.raises(ConfigError, match="cannot start"):
-        start_from(ValueNet(246, (16,)), str(path), "plakoto")
+        start_from({"main": (ValueNet(246, (16,)), "plakoto")}, str(path))
+
+
+def test_init_from_a_two_network_file_starts_both_networks(tmp_path):
+    """model.init takes the race network too (it once started random beside a trained
+    main network); a one-network file leaves the race network as the seed made it."""
+    from model import checkpoint as ckpt
+    torch.manual_seed(12345)  # not the trainer's seed: its own random weights differ
+    main, race = ValueNet(232, (8,)), ValueNet(232, (4,))
+    two = tmp_path / "two.pt"
+    ckpt.save(two, ckpt.model_payload(main, "advanced", "standard",
+                                      {"race": (race, "advanced")}))
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[model]\nencoding = "advanced"\nhidden = [8]\nrace_hidden = [4]\n'
+                   'race_encoding = "advanced"\ninit = "%s"\n' % two)
+    trainer = Trainer(load(cfg), tmp_path / "run", log=lambda *a: None)
+    for mine, theirs in ((trainer.net, main), (trainer.phases["race"][0], race)):
+        for a, b in zip(mine.parameters(), theirs.parameters()):
+            assert torch.equal(a.detach().cpu(), b.detach())
+    one = tmp_path / "one.pt"
+    ckpt.save(one, ckpt.model_payload(main, "advanced", "standard"))
+    cfg.write_text(cfg.read_text().replace(str(two), str(one)))
+    trainer = Trainer(load(cfg), tmp_path / "run2", log=lambda *a: None)
+    assert torch.equal(trainer.net.layers[0].weight.detach(), main.layers[0].weight.detach())
+    assert not torch.equal(trainer.phases["race"][0].layers[0].weight.detach(),
+                           race.layers[0].weight.detach())
+    cfg.write_text(cfg.read_text().replace("race_hidden = [4]", "race_hidden = [6]")
+                   .replace(str(one), str(two)))
+    with pytest.raises(ConfigError, match="race network has hidden"):
+        Trainer(load(cfg), tmp_path / "run3", log=lambda *a: None)
 
 
 def test_train_variant_plakoto_writes_a_model_net_plays_and_others_refuse(tmp_path):

@@ -45,7 +45,8 @@ class ModelConfig:
     """Input encoding of the race network (when race_hidden is given)."""
     init: str = ""
     """A model file (model.pt or checkpoint.pt, relative paths from the working directory)
-    whose weights start the network instead of random ones: same hidden sizes and
+    whose weights start the networks instead of random ones (the race network too, from
+    the file's race network; random if the file has none): same hidden sizes and
     activation, any variant; input units the two encodings share are copied, the others
     start at zero (e.g. the bomb units of a Nuclear net started from a standard one).
     Empty: random weights."""

@@ -89,26 +89,39 @@ _CLASSIC_FIRST = ("classic", "expert", "advanced", "nuclear")  # the classic 198
 _SHARED_UNITS = {(a, b): 198 for a in _CLASSIC_FIRST for b in _CLASSIC_FIRST if a != b}
 
 
-def start_from(net: ValueNet, path: str, encoding: str) -> None:
-    """Load the weights of the model file ``path`` into ``net`` (``model.init``): the same
-    hidden sizes and activation are required; when the encodings differ, the first layer's
-    weights of the input units both share (the classic 198) are copied and the others are
-    zero. ConfigError says what does not fit."""
-    from model.checkpoint import CheckpointError, build_net, load
+def start_from(nets: dict[str, tuple[ValueNet, str]], path: str) -> None:
+    """Load the weights of the model file ``path`` into ``nets`` (``model.init``), by
+    phase ("main" and the other phases, each (network, encoding)): each network starts from
+    the file's network of its phase, and stays random where the file has none (a race
+    network started from a one-network file). The same hidden sizes and activation are
+    required; when the encodings differ, the first layer's weights of the input units both
+    share (the classic 198) are copied and the others are zero. ConfigError says what does
+    not fit."""
+    from model.checkpoint import CheckpointError, build_net, build_phases, load
     try:
         payload = load(path)
-        source, spec = build_net(payload, path), payload["model"]
+        sources = {"main": (build_net(payload, path), payload["model"]["encoding"]),
+                   **build_phases(payload, path)}
     except (CheckpointError, OSError) as e:
         raise ConfigError(f"model.init: {e}") from None
+    for phase, (net, encoding) in nets.items():
+        if phase in sources:
+            _copy_weights(net, encoding, *sources[phase], path, phase)
+
+
+def _copy_weights(net: ValueNet, encoding: str, source: ValueNet, source_encoding: str,
+                  path: str, phase: str) -> None:
+    """``net`` (of ``encoding``) takes the weights of ``source`` (``start_from``)."""
+    which = "" if phase == "main" else f"its {phase} network "
     if (tuple(source.hidden), source.activation) != (tuple(net.hidden), net.activation):
-        raise ConfigError(f"model.init: {path} has hidden {list(source.hidden)} "
+        raise ConfigError(f"model.init: {path} {which}has hidden {list(source.hidden)} "
                           f"{source.activation}, the config asks for {list(net.hidden)} "
                           f"{net.activation}")
     state = source.state_dict()
-    if spec["encoding"] != encoding:
-        shared = _SHARED_UNITS.get((spec["encoding"], encoding))
+    if source_encoding != encoding:
+        shared = _SHARED_UNITS.get((source_encoding, encoding))
         if shared is None:
-            raise ConfigError(f"model.init: {path} is a {spec['encoding']} net; a "
+            raise ConfigError(f"model.init: {path} {which}is a {source_encoding} net; a "
                               f"{encoding} net cannot start from it")
         first = torch.zeros_like(net.layers[0].weight)
         first[:, :shared] = state["layers.0.weight"][:, :shared]
@@ -133,15 +146,17 @@ class Trainer:
         m = config.model
         check_variant(config)
         self.net = ValueNet(width(m.encoding), m.hidden, m.activation)
-        if m.init and resume is None:
-            start_from(self.net, m.init, m.encoding)
-        self.net = self.net.to(self.device)
         # the networks of other phases: phase -> (network, encoding); the main one takes
         # every position none of them claims (``engine.phase``)
         self.phases = {}
         if m.race_hidden:
             race = ValueNet(width(m.race_encoding), m.race_hidden, m.activation)
-            self.phases["race"] = (race.to(self.device), m.race_encoding)
+            self.phases["race"] = (race, m.race_encoding)
+        if m.init and resume is None:
+            start_from({"main": (self.net, m.encoding), **self.phases}, m.init)
+        self.net = self.net.to(self.device)
+        self.phases = {phase: (net.to(self.device), encoding)
+                       for phase, (net, encoding) in self.phases.items()}
         parameters = [*self.net.parameters(),
                       *(p for net, _ in self.phases.values() for p in net.parameters())]
         # Adam's hyperparameters and state (moments, step counts: what checkpoints keep); its
