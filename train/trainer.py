@@ -154,9 +154,8 @@ class Trainer:
             self.phases["race"] = (race, m.race_encoding)
         if m.init and resume is None:
             start_from({"main": (self.net, m.encoding), **self.phases}, m.init)
-        self.net = self.net.to(self.device)
-        self.phases = {phase: (net.to(self.device), encoding)
-                       for phase, (net, encoding) in self.phases.items()}
+        for net in (self.net, *(net for net, _ in self.phases.values())):
+            net.to(self.device)  # in place (a module's parameters move)
         parameters = [*self.net.parameters(),
                       *(p for net, _ in self.phases.values() for p in net.parameters())]
         # Adam's hyperparameters and state (moments, step counts: what checkpoints keep); its
