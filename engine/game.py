@@ -1,7 +1,7 @@
 """The one game loop: G games in lock-step, under any rules, with or without the cube.
 
-Every way the project plays games goes through here: matches (``eval.match``), cubeful
-matches, matches to N points (``eval.matchplay``, with ``engine.match``'s score), self-play
+Every way the project plays games goes through here: matches (``eval.playing.match``), cubeful
+matches, matches to N points (``eval.playing.matchplay``, with ``engine.match``'s score), self-play
 (``train.selfplay``), terminal play (``gammon.session``) and the replay of .mat files
 (``engine.formats.matfile``). A turn is
 

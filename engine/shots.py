@@ -5,7 +5,7 @@ bar (cell 0) towards point 24. Every board of a batch is a few 25-bit masks (bit
 bit 0 the opponent's bar, bits 1..24 the points), so "an opponent checker d pips behind a
 blot" is a shift and an AND over the whole batch, once per roll of the dice (21 rolls).
 
-Used by the heuristic bot (``eval.heuristic``) and the networks' expert inputs
+Used by the heuristic bot (``eval.bots.heuristic``) and the networks' expert inputs
 (``model.features``). NumPy only.
 """
 

@@ -180,9 +180,9 @@ class ExternalPlayer:
 
     def resignation(self, state: FibsBoard, points: int) -> str:
         """``accept`` or ``reject`` to the side on turn resigning ``points`` (1, 2, 3) per
-        cube, by ``eval.resign.accepts_resignation``: ``state`` is read from the resigner,
+        cube, by ``eval.bots.resign.accepts_resignation``: ``state`` is read from the resigner,
         on roll (as gnubg's external interface reads it); we answer for the other side."""
-        from eval.resign import accepts_resignation
+        from eval.bots.resign import accepts_resignation
         accepts = accepts_resignation(self.bot, state.board, points, False, self.rules)
         return "accept" if accepts else "reject"
 

@@ -125,7 +125,7 @@ class Api:
         return ranked_many(self.bot, boards, dice, self.variant)
 
     def _eval(self, query) -> dict:
-        from eval.analysis import analyze_cube
+        from eval.analysis.cube import analyze_cube
         text = _posid(query)
         board = _board(text, self.variant)
         if self.evaluate is None:

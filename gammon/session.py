@@ -38,7 +38,7 @@ from engine.game import end_turn, new_games
 from engine.match import MatchScore, crawford_game
 from engine.movegen import legal_plays
 from engine.rules import variant as get_variant
-from eval.resign import accepts_resignation, resign_levels
+from eval.bots.resign import accepts_resignation, resign_levels
 
 from .console import Console, EndOfInput, read_dice
 from .errors import quote
@@ -540,7 +540,7 @@ class Session:
 
     def resign(self) -> None:
         """Offer the bot a single game, a gammon or a backgammon (those possible now, times
-        the cube); it accepts or declines by its own evaluation (``eval.resign``)."""
+        the cube); it accepts or declines by its own evaluation (``eval.bots.resign``)."""
         if self.state is None or self.game.winner is not None:
             self.say("No game in progress: there is nothing to resign yet.")
             return
@@ -586,7 +586,7 @@ class Session:
                                         on_roll=self.turn == BOT, rules=self.variant))
 
     def loss_if_resigned(self) -> int:
-        """What the person could lose if the game ended now (``eval.resign.resign_levels``):
+        """What the person could lose if the game ended now (``eval.bots.resign.resign_levels``):
         1, 2 (no checker borne off) or 3 (and a checker on the bar or in the bot's home
         board); 1 under Jacoby while the cube is centred."""
         if self.rules is not None and self.rules.jacoby and self.owner is None:

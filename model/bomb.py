@@ -25,7 +25,7 @@ class BombInput:
     The game loop tells the bot the bomb before it chooses (``observe_extra``); the plays'
     afterstates are then evaluated with it folded in (after our play the bomb is still
     where it was). ``detonate`` compares the position with and without the explosion
-    (``eval.nuclear_bots.EquityDetonate``): only a net of the nuclear encoding has it."""
+    (``eval.bots.nuclear.EquityDetonate``): only a net of the nuclear encoding has it."""
 
     _bomb = None
 

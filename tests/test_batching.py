@@ -6,7 +6,7 @@ import threading
 import numpy as np
 
 from engine.sample import from_random_play
-from eval.registry import make_bot
+from eval.bots.registry import make_bot
 from gammon.batching import Batcher
 from gammon.commands.hint import ranked, ranked_many
 from gammon.http_api import Api

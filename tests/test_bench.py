@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_movegen_benchmark_prints_every_row():
-    out = subprocess.run([sys.executable, "-m", "eval.bench_movegen", "--seconds", "0.05",
+    out = subprocess.run([sys.executable, "-m", "eval.bench.movegen", "--seconds", "0.05",
                           "--games", "3", "--json"], capture_output=True, text=True,
                          timeout=300, check=True)
     rows = {row["name"]: row for row in json.loads(out.stdout)["rows"]}
@@ -23,7 +23,7 @@ def test_movegen_benchmark_prints_every_row():
 
 
 def test_training_benchmark_splits_the_time():
-    from train.bench import measure
+    from train.bench.selfplay import measure
     result = measure(games=60, hidden=8, parallel=32, threads=1)
     assert result["games"] >= 60 and result["games_per_s"] > 0
     split = result["split"]
@@ -46,7 +46,7 @@ def _head() -> str:
 
 def test_movegen_benchmark_against_a_baseline_revision():
     head = _head()
-    out = subprocess.run([sys.executable, "-m", "eval.bench_movegen", "--seconds", "0.05",
+    out = subprocess.run([sys.executable, "-m", "eval.bench.movegen", "--seconds", "0.05",
                           "--games", "3", "--rounds", "2", "--baseline", head, "--json"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
     result = json.loads(out.stdout)
@@ -69,7 +69,7 @@ def test_movegen_benchmark_against_a_baseline_revision():
 
 @pytest.mark.slow  # a git archive and two training runs in subprocesses: 15 s
 def test_training_benchmark_against_a_baseline_revision(capsys):
-    from train.bench import main
+    from train.bench.selfplay import main
     head = _head()
     assert main(["--baseline", head, "--games", "8", "--hidden", "4", "--parallel", "8",
                  "--rounds", "1"]) == 0
@@ -83,7 +83,7 @@ def test_training_benchmark_against_a_baseline_revision(capsys):
     assert float(last[3]) == pytest.approx(float(last[1]) / float(last[2]), rel=0.01)
 
 
-@pytest.mark.parametrize("module", ["eval.bench_movegen", "train.bench"])
+@pytest.mark.parametrize("module", ["eval.bench.movegen", "train.bench"])
 def test_a_bad_baseline_revision_is_a_clean_error(module):
     _head()
     done = subprocess.run([sys.executable, "-m", module, "--baseline", "no-such-rev-4f2a9c"],
@@ -94,7 +94,7 @@ def test_a_bad_baseline_revision_is_a_clean_error(module):
 
 
 def test_movegen_benchmark_times_a_variant_against_the_standard_rules(capsys):
-    from eval.bench_movegen import main
+    from eval.bench.movegen import main
     assert main(["--variant", "caucasian", "--seconds", "0.05", "--games", "3", "--rounds", "1",
                  "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -105,7 +105,7 @@ def test_movegen_benchmark_times_a_variant_against_the_standard_rules(capsys):
 # --encodings: two input encodings side by side in one process ------------------------------
 
 def test_training_benchmark_compares_two_encodings(capsys):
-    from train.bench import main
+    from train.bench.selfplay import main
     assert main(["--encodings", "classic,advanced", "--games", "8", "--hidden", "4",
                  "--parallel", "8", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
@@ -118,16 +118,16 @@ def test_training_benchmark_compares_two_encodings(capsys):
 
 
 def test_training_benchmark_names_a_bad_encoding(capsys):
-    from train.bench import main
+    from train.bench.selfplay import main
     with pytest.raises(SystemExit):
         main(["--encodings", "classic,onehot"])
     assert "unknown encoding 'onehot'" in capsys.readouterr().err
 
 
-# --- eval.bench_gpu and eval.bench_scale ------------------------------------------------------
+# --- train.bench.gpu and train.bench.scale ------------------------------------------------------
 
 def test_bench_gpu_runs_on_the_cpu_and_says_so(capsys):
-    from eval.bench_gpu import main
+    from train.bench.gpu import main
     assert main(["--device", "auto", "--batches", "32,64", "--seconds", "0.3", "--hidden", "8",
                  "--json"]) == 0
     out, err = capsys.readouterr()
@@ -140,7 +140,7 @@ def test_bench_gpu_runs_on_the_cpu_and_says_so(capsys):
 
 
 def test_bench_gpu_refuses_bad_options_in_one_line(capsys):
-    from eval.bench_gpu import main
+    from train.bench.gpu import main
     for argv in (["--batches", "0"], ["--batches", "a,b"], ["--seconds", "0"],
                  ["--encoding", "nope"]):
         assert main(argv) == 2
@@ -149,7 +149,7 @@ def test_bench_gpu_refuses_bad_options_in_one_line(capsys):
 
 
 def test_bench_scale_projects_up_to_the_learners_ceiling():
-    from eval.bench_scale import project
+    from train.bench.scale import project
     # the learner absorbs 50,000 positions/s: 1,000 games/s of 50 positions
     learner = {"positions_per_s": 50_000.0, "positions_per_update": 5_000,
                "broadcast_bytes": 100_000}

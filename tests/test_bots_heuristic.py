@@ -15,9 +15,9 @@ from engine.game import play
 from engine.movegen import legal_plays
 from engine.formats.notation import parse_play
 from engine.sample import from_random_play
-from eval.bot import RandomBot
-from eval.heuristic import WEIGHTS, HeuristicBot, opponent_shots
-from eval.racer import RacerBot
+from eval.bots.simple import RandomBot
+from eval.bots.heuristic import WEIGHTS, HeuristicBot, opponent_shots
+from eval.bots.racer import RacerBot
 
 
 def board(cells: dict[int, int]) -> np.ndarray:

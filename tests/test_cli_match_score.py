@@ -1,6 +1,6 @@
 """`gammon analyze` and `gammon cube` at a match score: POSID:MATCHID and --score A-B
 --length N [--crawford], --cube-value and --cube-owner, the --batch stream, the errors; and
-`gammon cube --batch` deciding as eval.gnubg_match_cube computes it for net:."""
+`gammon cube --batch` deciding as eval.gnubg.match_cube computes it for net:."""
 
 from __future__ import annotations
 
@@ -255,13 +255,13 @@ def test_help_names_the_options():
             assert option in text, (command, option)
 
 
-# ------------------------------------- consistency with eval.gnubg_match_cube (net:)
+# ------------------------------------- consistency with eval.gnubg.match_cube (net:)
 
 def test_cube_batch_decides_as_the_match_cube_check_for_net():
-    """The first 100 positions of eval/data/gnubg_match_cube.jsonl as POSID:MATCHID lines:
-    `gammon cube --batch` doubles and takes exactly where eval.gnubg_match_cube's own
+    """The first 100 positions of eval/gnubg/data/gnubg_match_cube.jsonl as POSID:MATCHID lines:
+    `gammon cube --batch` doubles and takes exactly where eval.gnubg.match_cube's own
     computation for net: (bot_probabilities, match_decisions) does."""
-    from eval import gnubg_match_cube as gm
+    from eval.gnubg import match_cube as gm
     rows = [json.loads(line) for line in gm.DATA_PATH.read_text().splitlines()][1:101]
     data = gm.load()
     part = gm.MatchCubeData(data.posids[:100], data.scores[:100], data.emg[:100],

@@ -219,7 +219,7 @@ def test_a_redouble_needs_more_than_an_initial_double():
 
 def test_the_cube_rules_and_numpy_heads_never_import_torch():
     code = ("import sys, numpy as np, engine.cube, engine.game, engine.cube_policy, "
-            "model.cube, model.cube_player, eval.race_cube, eval.cube_bots, eval.analysis; "
+            "model.cube, model.cube_player, eval.bots.race_cube, eval.bots.cube, eval.analysis.cube; "
             "model.cube.decide(np.full((2, 6), 1 / 6)); "
             "assert 'torch' not in sys.modules, 'torch imported'")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -11,10 +11,10 @@ from engine.rules import start_boards
 from engine.cube import BEAVER, PASS, TAKE, CubeRules
 from engine.game import play
 from engine.cube_policy import CubeBot, NeverDouble
-from eval.bot import PubevalBot, RandomBot
-from eval.match import run_match
-from eval.race_cube import KeithCube, keith_count
-from eval.registry import make_bot
+from eval.bots.simple import PubevalBot, RandomBot
+from eval.playing.match import run_match
+from eval.bots.race_cube import KeithCube, keith_count
+from eval.bots.registry import make_bot
 
 
 class Always:

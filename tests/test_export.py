@@ -115,8 +115,8 @@ def test_loading_and_playing_a_bot_file_never_imports_torch(tmp_path):
     script = f"""
 import sys
 import numpy as np
-from eval.registry import make_bot
-from eval.match import run_match
+from eval.bots.registry import make_bot
+from eval.playing.match import run_match
 bot = make_bot("net:{out}")
 result = run_match(bot, "pubeval", 4, seed=1, progress=False)
 assert result.games == 4

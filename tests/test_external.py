@@ -19,7 +19,7 @@ from engine.formats.fibs import format_board, parse_board
 from engine.formats.matfile import parse_match, replay
 from engine.movegen import legal_plays
 from engine.formats.notation import parse_play
-from eval.registry import make_bot
+from eval.bots.registry import make_bot
 from gammon.external import ExternalPlayer, listen, serve
 from gnubg_helpers import GNUBG, run_gnubg
 
@@ -286,9 +286,9 @@ def test_the_bot_is_told_the_match_score_from_the_deciding_side():
 
 @pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
 def test_gnubg_matches_through_the_server_are_checked_and_reported(tmp_path):
-    """eval.gnubg_external_matches: gnubg 0-ply against the shipped net, two matches to 3;
+    """eval.gnubg.external_matches: gnubg 0-ply against the shipped net, two matches to 3;
     every answer legal, both matches won by someone, the report adds up."""
-    from eval.gnubg_external_matches import run as run_matches
+    from eval.gnubg.external_matches import run as run_matches
     report = run_matches("net:", 2, 3, 4, tmp_path)
     assert report["problems"] == [], report["problems"]
     assert report["wins_ours"] + report["wins_gnubg"] == 2 and report["server_errors"] == 0

@@ -327,7 +327,7 @@ def test_the_feature_functions_take_boards_or_a_side(positions):
 def test_an_advanced_network_trains_saves_exports_and_plays(tmp_path):
     import torch
 
-    from eval.bot import RandomBot
+    from eval.bots.simple import RandomBot
     from engine.game import play
     from model.export import export_checkpoint
     from model.net import ValueNet

@@ -1,4 +1,4 @@
-"""Cube decisions checked against GNU Backgammon 1.07 at 2-ply (eval.gnubg_cube_check):
+"""Cube decisions checked against GNU Backgammon 1.07 at 2-ply (eval.gnubg.cube_check):
 reading gnubg's ``eval`` output, which decisions are clear-cut, the committed data and
 its scoring, real gnubg on two positions (when installed), and the command line."""
 
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from eval import gnubg_cube_check as gc
+from eval.gnubg import cube_check as gc
 
 SAMPLE = Path(__file__).parent / "data" / "gnubg_cube_eval.txt"  # gnubg 1.07's answer to:
 SAMPLE_POSIDS = ["4HPwATDgc/ABMA", "vN0cAEC7tUGBAA", "HgAAAAQAAAAAAA", "4PPgATCYc8wJIA",
@@ -271,7 +271,7 @@ def test_json_and_table(capsys, net_row, monkeypatch):
 
 
 def test_the_module_runs_and_fails_without_a_traceback(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "eval.gnubg_cube_check", "--data",
+    run = subprocess.run([sys.executable, "-m", "eval.gnubg.cube_check", "--data",
                           str(tmp_path / "x.jsonl")], capture_output=True, text=True,
                          timeout=60, check=False)
     assert run.returncode == 2 and "Traceback" not in run.stderr and "--generate" in run.stderr

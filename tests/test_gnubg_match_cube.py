@@ -1,5 +1,5 @@
 """Match cube decisions checked against GNU Backgammon 1.07 at 2-ply
-(eval.gnubg_match_cube): reading gnubg's match ``eval`` output (EMG and MWC), the scores
+(eval.gnubg.match_cube): reading gnubg's match ``eval`` output (EMG and MWC), the scores
 and their Match IDs, the committed data, the check's rows (net:, gnubg-nn when installed,
 the reference rows), real gnubg on a few entries (when installed), the command line."""
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from engine.formats.matchid import CENTRED, decode_match_id
-from eval import gnubg_match_cube as gm
+from eval.gnubg import match_cube as gm
 
 SAMPLE = Path(__file__).parent / "data" / "gnubg_match_cube_eval.txt"  # gnubg 1.07's answer
 SAMPLE_ENTRIES = [  # to gm.gnubg_script(SAMPLE_ENTRIES)
@@ -275,7 +275,7 @@ def test_json_and_table(capsys, data):
 
 
 def test_the_module_runs_and_fails_without_a_traceback(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "eval.gnubg_match_cube", "--data",
+    run = subprocess.run([sys.executable, "-m", "eval.gnubg.match_cube", "--data",
                           str(tmp_path / "none.jsonl")], capture_output=True, text=True, check=False,
                          cwd=Path(__file__).resolve().parents[1], timeout=120)
     assert run.returncode == 2 and "Traceback" not in run.stderr

@@ -7,8 +7,8 @@ import urllib.request
 
 import pytest
 
-from eval.cube_bots import probability_source
-from eval.registry import make_bot
+from eval.bots.cube import probability_source
+from eval.bots.registry import make_bot
 from gammon.http_api import Api, make_server
 from model import checkpoint as ckpt
 from model.net import ValueNet

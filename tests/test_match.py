@@ -13,9 +13,9 @@ import pytest
 from engine.board import flip
 from engine.movegen import legal_plays
 from engine.sample import from_random_play
-from eval.bot import Bot, PubevalBot, RandomBot
-from eval.match import Z95, MatchResult, ci95, run_match
-from eval.registry import NAMES, BotUnavailable, make_bot
+from eval.bots.simple import Bot, PubevalBot, RandomBot
+from eval.playing.match import Z95, MatchResult, ci95, run_match
+from eval.bots.registry import NAMES, BotUnavailable, make_bot
 
 
 class Recorder(Bot):
@@ -223,7 +223,7 @@ def gnubg_nn():
 
 
 def test_gnubg_bot_plays_gnubgs_own_choice(gnubg_nn):
-    from eval.gnubg_bot import cubeless_equity, gnubg_board
+    from eval.bots.gnubg import cubeless_equity, gnubg_board
     bot = make_bot("gnubg")
     boards, dice = from_random_play(np.random.default_rng(5), 3)
     boards, dice = boards[:150], dice[:150]

@@ -13,9 +13,9 @@ from engine.dice import DiceTable
 from engine.game import play
 from engine.match import MatchContext, Matches, MatchScore, crawford_game
 from engine.policy import best_per_root
-from eval.matchplay import matches_of, run_matches
-from eval.pubeval import pubeval_policy
-from eval.race_cube import KeithCube
+from eval.playing.matchplay import matches_of, run_matches
+from eval.bots.pubeval import pubeval_policy
+from eval.bots.race_cube import KeithCube
 from inprocess import gammon
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
 

@@ -14,7 +14,7 @@ from engine.formats.matfile import (DOUBLE, PLAY, TAKE, Action, Game, Match, for
 from engine.movegen import legal_plays
 from engine.formats.notation import parse_play
 from engine.formats.record import PlayRecorder
-from eval.match import run_match
+from eval.playing.match import run_match
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
 
 DATA = Path(__file__).parent / "data"

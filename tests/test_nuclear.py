@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import eval.nuclear_bots as nuclear_bots
+import eval.bots.nuclear as nuclear_bots
 from inprocess import gammon as run_in_process
 from engine.board import pip_counts
 from engine.cube import CubeRules
@@ -33,9 +33,9 @@ from engine.movegen import legal_plays
 from engine.rules import NUCLEAR, STANDARD, variant
 from engine.rules.nuclear import explode, explode_one, may_detonate
 from engine.sample import from_random_play
-from eval.nuclear_bots import (BombBot, EquityDetonate, HeuristicDetonate, RandomDetonate,
+from eval.bots.nuclear import (BombBot, EquityDetonate, HeuristicDetonate, RandomDetonate,
                                detonation_gain, with_bomb)
-from eval.registry import make_bot
+from eval.bots.registry import make_bot
 from test_rules import position  # the readable x/o positions
 
 DATA = Path(__file__).parent / "data" / "variants_public.jsonl"

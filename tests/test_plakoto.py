@@ -229,7 +229,7 @@ def test_random_games_end_with_plakoto_points_and_never_use_a_bar():
 def test_pubeval_plays_plakoto_on_the_checkers_on_top():
     """pubeval's tables know 0..15 checkers a point; in Plakoto it scores the checkers on
     top (pinned ones cannot move) and beats random; it used to fail on the first pin."""
-    from eval.match import run_match
+    from eval.playing.match import run_match
     r = run_match("pubeval", "random", 200, seed=1, variant="plakoto", progress=False)
     assert r.unfinished == 0 and r.wins_a / r.games > 0.7
 

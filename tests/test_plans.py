@@ -11,10 +11,10 @@ import pytest
 from engine.board import flip
 from engine.plan import PLANS, plan_names, plans
 from engine.rules import start_boards
-from eval.match import run_match
-from eval.plan_bots import PLAN_BOTS, plan_bot
-from eval.plan_report import style_table
-from eval.tournament import bradley_terry, run_tournament
+from eval.playing.match import run_match
+from eval.bots.plans import PLAN_BOTS, plan_bot
+from eval.reports.plans import style_table
+from eval.playing.tournament import bradley_terry, run_tournament
 
 from inprocess import gammon
 

@@ -14,8 +14,8 @@ import pytest
 from engine.cube import CubeRules
 from engine.formats.matfile import DOUBLE, DROP, PLAY, TAKE, Game, parse_match, replay
 from engine.game import new_games
-from eval.bot import PubevalBot
-from eval.registry import make_bot
+from eval.bots.simple import PubevalBot
+from eval.bots.registry import make_bot
 from gammon.console import Console, EndOfInput
 from gammon.session import Session, _GameOver
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
@@ -309,7 +309,7 @@ def test_resign_offers_levels_and_the_bot_declines_too_little(tmp_path):
 
 def test_resign_levels_follow_the_position():
     """Only the levels possible now are offered: with a checker borne off, a single game."""
-    from eval.resign import resign_levels
+    from eval.bots.resign import resign_levels
     board = np.zeros(26, dtype=np.int8)
     board[1], board[24] = 14, -15  # the person on roll has borne one off
     assert resign_levels(board) == 1

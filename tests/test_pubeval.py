@@ -1,7 +1,7 @@
 """pubeval against gnubg's: same scores bit for bit, same play on every stored case.
 
 The reference cases (tests/data/pubeval_reference.jsonl) were written by
-eval/make_pubeval_reference.py from gnubg_nn's pub_best_move and pub_eval_score; these tests
+eval/gnubg/pubeval_reference.py from gnubg_nn's pub_best_move and pub_eval_score; these tests
 read them and need no gnubg_nn. One extra test compares live when gnubg_nn is installed.
 """
 
@@ -18,7 +18,7 @@ from engine.rules import start_boards
 from engine.game import play, random_policy
 from engine.movegen import legal_plays
 from engine.policy import best_per_root
-from eval.pubeval import (CONTACT_WEIGHTS, RACE_WEIGHTS, gnubg_move_order,
+from eval.bots.pubeval import (CONTACT_WEIGHTS, RACE_WEIGHTS, gnubg_move_order,
                           is_race, pubeval_policy, pubeval_scores)
 
 DATA = Path(__file__).parent / "data" / "pubeval_reference.jsonl"
@@ -191,8 +191,8 @@ def test_policy_beats_random_in_the_game_loop():
 def test_matches_gnubg_live_on_fresh_positions():
     """With gnubg_nn installed: new random positions, same plays, scores and move order."""
     gnubg = pytest.importorskip("gnubg_nn")
-    from eval.gnubg_bot import gnubg_board as to_gnubg
-    from eval.make_pubeval_reference import apply_gnubg_play, collect_positions, from_gnubg
+    from eval.bots.gnubg import gnubg_board as to_gnubg
+    from eval.gnubg.pubeval_reference import apply_gnubg_play, collect_positions, from_gnubg
 
     boards, dice = collect_positions(10, seed=2024)
     plays = legal_plays(boards, dice)

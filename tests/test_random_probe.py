@@ -1,4 +1,4 @@
-"""The random-exploit probe (eval.random_probe): its values against a plain loop, and it
+"""The random-exploit probe (eval.bots.random_probe): its values against a plain loop, and it
 beats random."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from engine.board import flip
 from engine.dice import ROLL_WEIGHTS, ROLLS
 from engine.movegen import legal_plays
 from engine.rules import HYPERGAMMON
-from eval.match import run_match
-from eval.random_probe import RandomExploit
+from eval.playing.match import run_match
+from eval.bots.random_probe import RandomExploit
 from model.player import load_net_bot
 
 

@@ -1,5 +1,5 @@
 """Past one core: self-play on Ray actors (``train.actors``), matches split over Ray workers
-(``eval.distributed``), and what ``--actors`` says to bad input. Skipped without Ray."""
+(``eval.playing.distributed``), and what ``--actors`` says to bad input. Skipped without Ray."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from engine.cube import CubeRules
-from eval.match import run_match
+from eval.playing.match import run_match
 from inprocess import gammon
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,7 @@ def _same_match(a, b) -> None:
 # --- distributed matches ----------------------------------------------------------------------
 
 def test_a_distributed_match_is_the_single_process_match(local_ray):
-    from eval.distributed import run_distributed_match
+    from eval.playing.distributed import run_distributed_match
     # five chunks of 120 games over two workers; the random bot draws numbers of its own
     alone = run_match("random", "pubeval", 600, seed=11, chunk=120, progress=False)
     split = run_distributed_match("random", "pubeval", 600, seed=11, actors=2, chunk=120)
@@ -57,7 +57,7 @@ def test_a_distributed_match_is_the_single_process_match(local_ray):
 
 @pytest.mark.slow  # for the suite's 10 minutes; the default run keeps a Ray training and match
 def test_a_distributed_cubeful_match_is_the_single_process_match(local_ray):
-    from eval.distributed import run_distributed_match
+    from eval.playing.distributed import run_distributed_match
     rules = CubeRules(jacoby=True)
     alone = run_match("pubeval", "random", 240, seed=4, chunk=80, cube=rules, progress=False)
     split = run_distributed_match("pubeval", "random", 240, seed=4, actors=3, chunk=80,
@@ -81,7 +81,7 @@ def test_match_with_actors_prints_what_one_process_prints(local_ray):
 def test_chunk_seeds_make_a_random_bots_chunks_independent_of_the_others():
     # the first chunk is played as before chunks existed; a later chunk is the same
     # whether or not the chunks before it were played in the same process
-    from eval.match import chunk_seed
+    from eval.playing.match import chunk_seed
     assert chunk_seed(123, 0) == 123
     assert len({chunk_seed(123, k) for k in range(50)}) == 50
 
@@ -235,7 +235,7 @@ def test_actors_without_ray_say_how_to_install_it(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_the_scaling_benchmark_measures_and_projects():
-    from eval.bench_scale import main
+    from train.bench.scale import main
     import contextlib
     import io
     out = io.StringIO()

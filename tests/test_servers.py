@@ -25,8 +25,8 @@ import pytest
 
 from engine.cube import CubeRules
 from engine.formats.fibs import format_board, parse_board
-from eval.registry import make_bot
-from eval.resign import accepts_resignation
+from eval.bots.registry import make_bot
+from eval.bots.resign import accepts_resignation
 from gammon.external import ExternalPlayer, LineReader, listen, serve, split_options
 from gammon.http_api import Api, make_server
 from gnubg_helpers import GNUBG
@@ -286,7 +286,7 @@ def test_resignations_are_answered_by_the_bots_evaluation(name):
     assert [player.answer(f"{loses} resignation {n}") for n in (1, 2, 3)] == \
         ["reject", "accept", "accept"]
     assert [player.answer(f"{wins} resignation {n}") for n in (1, 2, 3)] == ["accept"] * 3
-    for line, points in [(loses, 1), (loses, 2), (wins, 1)]:  # exactly eval.resign's answer
+    for line, points in [(loses, 1), (loses, 2), (wins, 1)]:  # exactly eval.bots.resign's answer
         expected = accepts_resignation(bot, parse_board(line).board, points, False)
         assert player.answer(f"{line} resignation {points}") == \
             ("accept" if expected else "reject")

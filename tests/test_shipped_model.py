@@ -7,7 +7,7 @@ import numpy as np
 
 from engine.rules import start_boards
 from engine.movegen import legal_plays
-from eval.registry import make_bot
+from eval.bots.registry import make_bot
 from model import checkpoint as ckpt
 
 DEFAULT = Path(__file__).resolve().parent.parent / "checkpoints" / "default.pt"

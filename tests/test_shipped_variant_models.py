@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.rules import VARIANTS
-from eval.match import run_match
-from eval.registry import make_bot
+from eval.playing.match import run_match
+from eval.bots.registry import make_bot
 from model import checkpoint as ckpt
 from model.player import shipped
 

@@ -16,10 +16,10 @@ from engine.movegen import legal_plays
 from engine.rules import PLAKOTO, SUDDENDEATH, VARIANTS, variant
 from engine.rules.plakoto import read_position, write_position
 from engine.sample import from_random_play
-from eval.heuristic import HeuristicBot, opponent_shots
-from eval.match import run_match
-from eval.registry import make_bot
-from eval.variant_heuristics import (PlakotoHeuristicBot, SuddenDeathHeuristicBot,
+from eval.bots.heuristic import HeuristicBot, opponent_shots
+from eval.playing.match import run_match
+from eval.bots.registry import make_bot
+from eval.bots.variant_heuristics import (PlakotoHeuristicBot, SuddenDeathHeuristicBot,
                                      plakoto_features)
 
 

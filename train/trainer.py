@@ -69,14 +69,14 @@ def eval_opponent(variant: str) -> str:
 
 def evaluate_vs_pubeval(bot, games: int, seed: int, variant: str) -> dict:
     """Paired cubeless games of ``bot`` against pubeval (``eval_opponent``: another bot for
-    Plakoto) through ``eval.match.run_match``, the one paired-dice runner: wins and points
+    Plakoto) through ``eval.playing.match.run_match``, the one paired-dice runner: wins and points
     per game of ``bot``, the 95% interval from the per-pair means."""
-    from eval.bot import PubevalBot, RandomBot
-    from eval.match import run_match
+    from eval.bots.simple import PubevalBot, RandomBot
+    from eval.playing.match import run_match
     name = eval_opponent(variant)
     opponent = RandomBot(seed) if name == "random" else PubevalBot(get_variant(variant).checkers)
     if "bomb" in get_variant(variant).extra_state:  # Nuclear: pubeval detonates by rule
-        from eval.nuclear_bots import with_bomb
+        from eval.bots.nuclear import with_bomb
         opponent = with_bomb(opponent)
     r = run_match(bot, opponent, 2 * max(1, games // 2), seed, variant, progress=False)
     return {"opponent": name, "games": r.games, "win_rate": r.rate(r.wins_a), "ppg": r.ppg_a,

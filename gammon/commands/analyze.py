@@ -11,7 +11,7 @@ import numpy as np
 from engine.board import on_board
 from engine.formats.matchid import CENTRED
 from engine.rules import VARIANTS
-from eval.registry import DEFAULT_BOT
+from eval.bots.registry import DEFAULT_BOT
 from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
@@ -139,7 +139,7 @@ def cube_settings(args) -> tuple[float, bool, bool]:
 def cube_model(args):
     """(bot, evaluate, efficiency) of the chosen bot; a usage error when it has no
     probabilities."""
-    from eval.cube_bots import probability_source
+    from eval.bots.cube import probability_source
     efficiency, _, _ = cube_settings(args)
     bot = load_bot(bot_name(args), args.seed, args.variant)
     evaluate = probability_source(bot)
@@ -181,7 +181,7 @@ def split_dice(words: list[str], posid: str | None) -> tuple[list[str], str | No
 
 
 def run(args) -> int:
-    from eval.analysis import analyze_cube
+    from eval.analysis.cube import analyze_cube
     dice_words, posid = split_dice(args.dice, args.posid) if args.dice else (None, args.posid)
     if posid is None:
         raise UsageError("give a POSID")

@@ -9,7 +9,7 @@ import numpy as np
 from engine.formats import position
 from engine.rules import VARIANTS, variant as get_variant
 from engine.movegen import legal_plays
-from eval.registry import DEFAULT_BOT, valid_names
+from eval.bots.registry import DEFAULT_BOT, valid_names
 
 from ..errors import UsageError
 from ..positions import (SEED_RANGE, answer_requests, dice_words, read_position, read_roll,

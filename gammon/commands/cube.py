@@ -88,7 +88,7 @@ def answer(evaluate, efficiency: float, args, text: str, plies: int = 0) -> dict
     check_in_play(board)
     _, jacoby, beavers = cube_settings(args)
     if state is None:  # money play, centred cube: exactly the answer of old
-        from eval.analysis import analyze_cube
+        from eval.analysis.cube import analyze_cube
         a = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers, plies=plies)[0]
         return {"action": a["action"], "response": a["response"]}
     if not getattr(args, "batch", False):  # in a stream they are for the money lines

@@ -14,8 +14,8 @@ from engine.formats.notation import format_play
 from engine.movegen import legal_plays
 from engine.outcomes import FIVE, certain, equity_of_five, to_five
 from engine.rules import VARIANTS, variant as get_variant
-from eval.bot import Bot, best_per_root
-from eval.registry import DEFAULT_BOT, valid_names
+from eval.bots.simple import Bot, best_per_root
+from eval.bots.registry import DEFAULT_BOT, valid_names
 from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
@@ -95,7 +95,7 @@ def _flip_five(p5: np.ndarray) -> np.ndarray:
 def play_probabilities(bot, plays, rules) -> np.ndarray | None:
     """The five probabilities (K, 5) of each play for the player who made it, or None for
     a bot that estimates none. A play that ends the game is valued by its result."""
-    from eval.cube_bots import probability_source
+    from eval.bots.cube import probability_source
     source = probability_source(bot)
     if source is None:
         return None
@@ -220,7 +220,7 @@ def _choices(bot, plays, boards, dice, scores: np.ndarray) -> np.ndarray:
 
 def equity_type(bot, cube: CubeView | None) -> str | None:
     """'cubeful', 'cubeless' or None (a bot without probabilities: its own score)."""
-    from eval.cube_bots import probability_source
+    from eval.bots.cube import probability_source
     if probability_source(bot) is None:
         return None
     return "cubeful" if cube is not None else "cubeless"

@@ -7,7 +7,7 @@ import json
 import sys
 
 from engine.rules import VARIANTS
-from eval.registry import NAMES, NET_PREFIX, BotUnavailable, draws_numbers, valid_names
+from eval.bots.registry import NAMES, NET_PREFIX, BotUnavailable, draws_numbers, valid_names
 from model.lookahead import FILTER_EQUITY, FILTER_PLAYS, MAX_PLIES
 
 from ..errors import UsageError, quote
@@ -15,7 +15,7 @@ from ..positions import SEED_MAX, SEED_RANGE, seed_type, whole_type
 
 MAX_GAMES = 100_000_000
 MAX_MATCHES = 10_000_000
-MAX_LENGTH = 64  # eval.matchplay.MAX_LENGTH
+MAX_LENGTH = 64  # eval.playing.matchplay.MAX_LENGTH
 MAX_CUBE = 2**20  # cube values (and points: x3) stay far from int32's limit
 
 HELP = f"""\
@@ -147,8 +147,8 @@ def with_plies(name: str, plies: int | None) -> str:
     ``nodouble:``). None (no --plies) leaves the name as it is, and so does 0 for a bot
     that is no network; a usage error for such a bot asked to look ahead, or a net whose
     name already says other plies."""
-    from eval.cube_bots import NEVER_PREFIX
-    from eval.registry import PLIES_MARK, net_spec
+    from eval.bots.cube import NEVER_PREFIX
+    from eval.bots.registry import PLIES_MARK, net_spec
     if plies is None:
         return name
     inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
@@ -169,16 +169,16 @@ def with_plies(name: str, plies: int | None) -> str:
 
 def check_bot_name(name: str) -> None:
     """A usage error for a name that is no bot (the name quoted, 80 characters at most)."""
-    from eval.cube_bots import NEVER_PREFIX
+    from eval.bots.cube import NEVER_PREFIX
     inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
     if inner not in NAMES and not inner.startswith(NET_PREFIX):
         raise UsageError(f"unknown bot {quote(name)}; valid: {valid_names()}")
 
 
 def load_bot(name: str, seed: int | None = None, variant: str = "standard", rules=None):
-    """``eval.registry.make_bot``, its errors turned into one-line usage errors; with cube
+    """``eval.bots.registry.make_bot``, its errors turned into one-line usage errors; with cube
     ``rules``, the bot with its ``auto`` cube strategy."""
-    from eval.registry import make_bot
+    from eval.bots.registry import make_bot
     check_bot_name(name)
     if seed is not None and not 0 <= seed <= SEED_MAX:
         raise UsageError(f"a seed is a whole number from {SEED_RANGE}, got "
@@ -192,7 +192,7 @@ def load_bot(name: str, seed: int | None = None, variant: str = "standard", rule
 
 
 def run(args) -> int:
-    from eval.match import match_seeds, new_seed, run_match
+    from eval.playing.match import match_seeds, new_seed, run_match
     paired = not args.no_pairing
     if args.match_to is not None:
         return run_series(args, paired)
@@ -230,9 +230,9 @@ def run(args) -> int:
 
 
 def run_series(args, paired: bool) -> int:
-    """``--match-to N``: matches to N points (``eval.matchplay``), with match statistics."""
-    from eval.match import match_seeds, new_seed
-    from eval.matchplay import matches_of, run_matches
+    """``--match-to N``: matches to N points (``eval.playing.matchplay``), with match statistics."""
+    from eval.playing.match import match_seeds, new_seed
+    from eval.playing.matchplay import matches_of, run_matches
     matches = 100 if args.matches is None else args.matches
     if args.games is not None:
         raise UsageError("--games counts money games; with --match-to give --matches M")
@@ -338,11 +338,11 @@ def _check_actors(args, paired: bool) -> None:
 
 
 def _distributed(args, seed: int, rules):
-    """The match on ``args.actors`` Ray workers (``eval.distributed``): the games and
+    """The match on ``args.actors`` Ray workers (``eval.playing.distributed``): the games and
     numbers of the single-process match with the same seed."""
     from tqdm import tqdm
 
-    from eval.distributed import run_distributed_match
+    from eval.playing.distributed import run_distributed_match
     from train.actors import ActorError, start_ray
     try:
         start_ray(args.ray_address)
@@ -357,8 +357,8 @@ def _distributed(args, seed: int, rules):
 
 def _anywhere(name: str) -> str:
     """A bot name a worker in another directory reads the same: net:PATH made absolute."""
-    from eval.cube_bots import NEVER_PREFIX
-    from eval.registry import net_spec
+    from eval.bots.cube import NEVER_PREFIX
+    from eval.bots.registry import net_spec
     prefix = NEVER_PREFIX if name.startswith(NEVER_PREFIX) else ""
     inner = name[len(prefix):]
     if not inner.startswith(NET_PREFIX):

@@ -1,7 +1,7 @@
 """Cube decisions at a match score for ``gammon analyze`` and ``gammon cube`` (a helper
 module, not a command): the score and cube options, POSID:MATCHID read through ``gammon
 show``'s helper, and the decision of ``model.match_cube`` with ``engine.met``'s live-cube
-match equity table (gammon rate 0.26), the table ``eval.gnubg_match_cube`` checks the
+match equity table (gammon rate 0.26), the table ``eval.gnubg.match_cube`` checks the
 model with against GNU Backgammon.
 
 A position's "state" here is an ``engine.formats.matchid.MatchState``: the Match ID's, or
@@ -234,9 +234,9 @@ def analyze_match_cube(evaluate, board: np.ndarray, state: MatchState,
 
 def analyze_money_cube(evaluate, board: np.ndarray, state: MatchState | None,
                        efficiency: float, jacoby: bool, beavers: bool, plies: int) -> dict:
-    """``eval.analysis.analyze_cube`` of one money position, the cube as ``state`` says
+    """``eval.analysis.cube.analyze_cube`` of one money position, the cube as ``state`` says
     (None: centred, exactly today's analysis); the opponent's cube: no double, and why."""
-    from eval.analysis import analyze_cube
+    from eval.analysis.cube import analyze_cube
     from model.cube import NO_DOUBLE
     owner = int(match_score(state).owner)
     a = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers, owner=owner,

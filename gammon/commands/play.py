@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from engine.rules import VARIANTS
-from eval.registry import DEFAULT_BOT, valid_names
+from eval.bots.registry import DEFAULT_BOT, valid_names
 
 from ..errors import UsageError, quote
 from ..positions import SEED_RANGE, seed_type, whole_type

@@ -7,7 +7,7 @@ import sys
 import threading
 
 from engine.rules import VARIANTS
-from eval.registry import valid_names
+from eval.bots.registry import valid_names
 
 from ..errors import UsageError
 from ..external import MAX_CLIENTS, TIMEOUT

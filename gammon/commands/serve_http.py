@@ -53,7 +53,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from eval.cube_bots import probability_source
+    from eval.bots.cube import probability_source
 
     from ..external import one_torch_thread, signal_name, stop_on_signals
     from ..http_api import Api, make_server

@@ -1,0 +1,1 @@
+"""Benchmarks of the engine: the move generator against a baseline revision."""
