@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 
 from .batching import Batcher
-from .commands.hint import ranked_many
+from eval.analysis import analyze_cube, ranked_many
 from .errors import UsageError
 from .external import GRACE, MAX_CLIENTS, TIMEOUT, clip, finish_connections, quote
 from .positions import read_die, read_position
@@ -125,7 +125,6 @@ class Api:
         return ranked_many(self.bot, boards, dice, self.variant)
 
     def _eval(self, query) -> dict:
-        from eval.analysis.cube import analyze_cube
         text = _posid(query)
         board = _board(text, self.variant)
         if self.evaluate is None:

@@ -371,7 +371,9 @@ class Session:
             self.say("Press Enter to confirm the play, or type 'undo' to take it back.")
 
     def hint(self, plays, dice, arg: str) -> None:
-        from .commands.hint import ply_cells, probability_cells, probability_header, ranked
+        from eval.analysis import ranked
+
+        from .tables import ply_cells, probability_cells, probability_header
         try:
             n = read_whole(arg, "hint N: N", 1, 1000) if arg else 5
         except ValueError as e:

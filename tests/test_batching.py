@@ -8,7 +8,7 @@ import numpy as np
 from engine.sample import from_random_play
 from eval.bots.registry import make_bot
 from gammon.batching import Batcher
-from gammon.commands.hint import ranked, ranked_many
+from eval.analysis import ranked, ranked_many
 from gammon.http_api import Api
 from gammon.positions import read_position
 

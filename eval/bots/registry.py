@@ -96,7 +96,7 @@ def _checker_bot(name: str, seed: int | None, variant: str, checkers: int) -> Bo
         if variant in ("suddendeath", "plakoto"):
             raise ValueError(f"the {name} bot plays the plans of standard backgammon; "
                              f"{variant} has its own heuristic bot")
-        return _lazy("plan_bots", "plan_bot")(name, checkers)
+        return _lazy("plans", "plan_bot")(name, checkers)
     if name == "gnubg":
         if variant == "plakoto":
             raise ValueError("the gnubg bot plays backgammon's moves; Plakoto's pinned "

@@ -54,10 +54,10 @@ def run_distributed_match(bot_a: str, bot_b: str, games: int, seed: int | None =
                           cube: CubeRules | None = None, max_plies: int = 10_000,
                           progress=None) -> MatchResult:
     """``run_match`` for a paired match of bots given by name, its chunks played by
-    ``actors`` Ray tasks (Ray must be started: ``train.actors.start_ray``); the same games
+    ``actors`` Ray tasks (Ray must be started: ``eval.playing.cluster.start_ray``); the same games
     and statistics for the same seed, games and chunk. ``progress(games)`` is told the
     games of each chunk as it comes back."""
-    from train.actors import ray_module
+    from eval.playing.cluster import ray_module
     ray = ray_module()
     if games < 2 or games % 2:
         raise ValueError(f"paired dice play each sequence twice: games must be even, got {games}")

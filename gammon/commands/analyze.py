@@ -6,21 +6,21 @@ import argparse
 import json
 import re
 
-import numpy as np
-
-from engine.board import on_board
+from engine.board import flip
 from engine.formats.matchid import CENTRED
+from engine.plan import plan_names
 from engine.rules import VARIANTS
-from eval.bots.registry import DEFAULT_BOT
+from eval.analysis import (CubeView, analyze_position, is_match, met_words,
+                           ranked_with_loss)
 from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
-from ..positions import SEED_RANGE, fraction_type, read_roll, seed_type
-from .match import add_plies_option, load_bot, with_plies
-from .match_score import (add_score_options, analyze_match_cube, analyze_money_cube,
-                          check_money_rules, is_match, met_words, options_state,
-                          read_at_score, state_fields, state_lines)
-from .show import match_fields
+from ..match_state import (add_score_options, check_money_rules, match_fields, options_state,
+                           read_at_score, state_fields, state_lines)
+from ..options import (add_cube_options, add_plies_option, bot_name, check_in_play, cube_model,
+                       cube_settings)
+from ..positions import read_roll
+from ..tables import ply_cells, probability_cells, probability_header
 
 HELP = f"""\
 Analyse a position before the roll (money play unless a match score is given, below), the
@@ -100,68 +100,6 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def add_cube_model_options(p) -> None:
-    """The cube model's options (``analyze``, ``cube``, ``hint``): efficiency, Jacoby,
-    beavers. Jacoby and beavers are off by default, as in ``match --cube`` and ``play``."""
-    p.add_argument("--efficiency", type=fraction_type("--efficiency"), default=None,
-                   metavar="X",
-                   help="Janowski's cube efficiency, 0 (dead cube) to 1 (default: 0.68)")
-    p.add_argument("--jacoby", action="store_true",
-                   help="Jacoby rule: gammons count single while the cube is centred "
-                        "(default: off)")
-    p.add_argument("--beavers", action="store_true",
-                   help="the taker may beaver: redouble at once and keep the cube "
-                        "(default: off)")
-    p.add_argument("--no-beavers", action="store_true",
-                   help="no beavers (the default; kept for older scripts)")
-
-
-def add_cube_options(p) -> None:
-    """The options ``analyze`` and ``cube`` share: the bot and the cube model."""
-    p.add_argument("--bot", default=DEFAULT_BOT,
-                   help=f"the bot that estimates (default: {DEFAULT_BOT}, the shipped network)")
-    add_cube_model_options(p)
-    p.add_argument("--seed", type=seed_type, default=None,
-                   help=f"seed for bots that draw numbers, {SEED_RANGE}")
-
-
-def cube_settings(args) -> tuple[float, bool, bool]:
-    """(efficiency, jacoby, beavers) of the cube model options."""
-    from model.cube import EFFICIENCY
-    if args.beavers and args.no_beavers:
-        raise UsageError("--beavers and --no-beavers contradict each other: give one")
-    efficiency = EFFICIENCY if args.efficiency is None else args.efficiency
-    if not 0 <= efficiency <= 1:
-        raise UsageError(f"--efficiency is between 0 and 1, got {efficiency}")
-    return efficiency, bool(args.jacoby), bool(args.beavers)
-
-
-def cube_model(args):
-    """(bot, evaluate, efficiency) of the chosen bot; a usage error when it has no
-    probabilities."""
-    from eval.bots.cube import probability_source
-    efficiency, _, _ = cube_settings(args)
-    bot = load_bot(bot_name(args), args.seed, args.variant)
-    evaluate = probability_source(bot)
-    if evaluate is None:
-        raise UsageError(f"the bot {quote(args.bot)} estimates no probabilities; "
-                         f"use net:PATH (net: for the shipped network) or gnubg")
-    return bot, evaluate, efficiency
-
-
-def bot_name(args) -> str:
-    """The --bot name with --plies folded in (``net:PATH@N``; commands without --plies:
-    the name as given)."""
-    return with_plies(args.bot, getattr(args, "plies", None))
-
-
-def check_in_play(board: np.ndarray) -> None:
-    """A usage error for a finished game: both sides need a checker in play."""
-    mover, opponent = on_board(board[None])
-    if mover[0] == 0 or opponent[0] == 0:
-        raise UsageError("the game is over in this position: nothing to analyse")
-
-
 def _is_roll(word: str) -> bool:
     """Whether one word holds both dice (31, 3-1, 3,1, 3/1)."""
     return bool(re.fullmatch(r"[0-9][-,/]?[0-9]", word.strip()))
@@ -181,7 +119,6 @@ def split_dice(words: list[str], posid: str | None) -> tuple[list[str], str | No
 
 
 def run(args) -> int:
-    from eval.analysis.cube import analyze_cube
     dice_words, posid = split_dice(args.dice, args.posid) if args.dice else (None, args.posid)
     if posid is None:
         raise UsageError("give a POSID")
@@ -196,16 +133,8 @@ def run(args) -> int:
         raise UsageError("--cubeful ranks plays by money equity: at a match score the plays "
                          "are ranked by match winning chance (drop --cubeful)")
     bot, evaluate, efficiency = cube_model(args)
-    plies = getattr(bot, "plies", 0)
-    if state is None:  # money play, centred cube: the analysis of old
-        result = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers,
-                              plies=plies)[0]
-    elif is_match(state):
-        result = analyze_match_cube(evaluate, board, state, efficiency)
-    else:
-        result = analyze_money_cube(evaluate, board, state, efficiency, jacoby, beavers, plies)
-    from engine.board import flip
-    from engine.plan import plan_names
+    plies = 0 if is_match(state) else getattr(bot, "plies", 0)  # at a score: a 0-ply cube
+    result = analyze_position(evaluate, board, state, efficiency, jacoby, beavers, plies)
     out = {"posid": posid.strip(), "bot": bot_name(args), "efficiency": efficiency,
            "jacoby": jacoby, "beavers": beavers, **result,
            "plans": {"on_roll": plan_names(board[None])[0],
@@ -216,43 +145,18 @@ def run(args) -> int:
         out["match"]["met"] = met_words()
         out["unit"] = "mwc"
     if dice:
-        from .hint import CubeView
         cube = CubeView(efficiency, jacoby, beavers) if args.cubeful else None
         out["dice"] = dice
         out["play_equity"] = "cubeful" if cube is not None else "cubeless"
-        if is_match(state):  # the plays by the mover's match winning chance at the score
-            from engine.cube_policy import tell_score
-            from engine.match import MatchScore
-            tell_score(bot, MatchScore.from_match_state(state))
-            if getattr(bot, "score_label", "") == "MWC":
-                out["play_equity"] = "mwc"
-        out["plays"] = ranked_with_loss(bot, board, *dice, variant=args.variant, cube=cube)
+        out["plays"] = ranked_with_loss(bot, board, *dice, variant=args.variant, cube=cube,
+                                        state=state)
+        if is_match(state) and getattr(bot, "score_label", "") == "MWC":
+            out["play_equity"] = "mwc"  # ranked by the mover's match winning chance
     if args.json:
         print(json.dumps(out))
     else:
         print(report(out, state), end="")
     return 0
-
-
-def ranked_with_loss(bot, board: np.ndarray, d1: int, d2: int,
-                     variant: str = "standard", cube=None) -> list[dict]:
-    """``gammon hint``'s ranking with each play's equity (cubeful with ``cube``, else the
-    bot's cubeless score), its loss against the best, and its five probabilities; with a
-    look-ahead, the best of the plays looked ahead, and each play's ``plies``."""
-    from .hint import ranked
-    rows = ranked(bot, board, d1, d2, variant, cube)
-    key = "cubeful_equity" if cube is not None else "score"
-    deepest = max((r.get("plies", 0) for r in rows), default=0)
-    best = max((r[key] for r in rows if r.get("plies", 0) == deepest), default=0.0)
-    out = []
-    for r in rows:
-        row = {"rank": r["rank"], "play": r["play"], "equity": r[key], "loss": best - r[key],
-               "result": r["result"]}
-        for extra in ("probabilities", "cubeless_equity", "cubeful_equity", "plies"):
-            if extra in r:
-                row[extra] = r[extra]
-        out.append(row)
-    return out
 
 
 def _money_cube_words(state) -> str:
@@ -301,7 +205,6 @@ def _plan_lines(a: dict) -> list[str]:
 def report(a: dict, state=None) -> str:
     """The analysis for people (``state``: the Match ID's or the options', None for a
     plain money position)."""
-    from .hint import ply_cells, probability_cells, probability_header
     p = a["probabilities"]
     beavers = "beavers allowed" if a["beavers"] else "no beavers"
     if is_match(state):

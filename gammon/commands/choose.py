@@ -14,7 +14,7 @@ from eval.bots.registry import DEFAULT_BOT, valid_names
 from ..errors import UsageError
 from ..positions import (SEED_RANGE, answer_requests, dice_words, read_position, read_roll,
                          seed_type)
-from .match import load_bot
+from ..options import load_bot
 
 HELP = f"""\
 Print the play a bot chooses as the Position ID of its result (not flipped: the player

@@ -7,12 +7,12 @@ import json
 
 from engine.rules import VARIANTS
 
+from eval.analysis import MatchLookAhead, analyze_position, cube_action
+
 from ..errors import UsageError, quote
+from ..match_state import add_score_options, check_money_rules, options_state, read_at_score
+from ..options import add_cube_options, add_plies_option, check_in_play, cube_model, cube_settings
 from ..positions import answer_lines
-from .analyze import add_cube_options, check_in_play, cube_model, cube_settings
-from .match import add_plies_option
-from .match_score import (add_score_options, check_money_rules, cube_answer, options_state,
-                          read_at_score)
 
 HELP = """\
 The proper cube action of a position before the roll: money play, centred cube, the player
@@ -87,13 +87,14 @@ def answer(evaluate, efficiency: float, args, text: str, plies: int = 0) -> dict
     board, state = read_at_score(words[0], args, given, args.variant)
     check_in_play(board)
     _, jacoby, beavers = cube_settings(args)
-    if state is None:  # money play, centred cube: exactly the answer of old
-        from eval.analysis.cube import analyze_cube
-        a = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers, plies=plies)[0]
-        return {"action": a["action"], "response": a["response"]}
-    if not getattr(args, "batch", False):  # in a stream they are for the money lines
-        check_money_rules(args, state)
-    return cube_answer(evaluate, board, state, efficiency, jacoby, beavers, plies)
+    if state is not None and not getattr(args, "batch", False):
+        check_money_rules(args, state)  # in a stream they are for the money lines
+    try:
+        return cube_action(analyze_position(evaluate, board, state, efficiency, jacoby,
+                                            beavers, plies))
+    except MatchLookAhead:
+        raise UsageError("the cube look-ahead (--plies, net:PATH@N) is for money play; at a "
+                         "match score the cube action is 0-ply: drop the plies") from None
 
 
 def run(args) -> int:

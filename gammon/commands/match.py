@@ -7,11 +7,12 @@ import json
 import sys
 
 from engine.rules import VARIANTS
-from eval.bots.registry import NAMES, NET_PREFIX, BotUnavailable, draws_numbers, valid_names
-from model.lookahead import FILTER_EQUITY, FILTER_PLAYS, MAX_PLIES
+from eval.bots.registry import NET_PREFIX, draws_numbers, valid_names
+from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
-from ..positions import SEED_MAX, SEED_RANGE, seed_type, whole_type
+from ..options import load_bot
+from ..positions import SEED_RANGE, seed_type, whole_type
 
 MAX_GAMES = 100_000_000
 MAX_MATCHES = 10_000_000
@@ -125,69 +126,6 @@ def cube_rules(args):
     try:
         return CubeRules(args.jacoby, args.beavers, args.auto_doubles, args.max_cube)
     except ValueError as e:
-        raise UsageError(str(e)) from None
-
-
-PLIES_HELP = ("look-ahead of a net bot, in plies as GNU Backgammon counts them: 0-ply = the "
-              "network alone (default), 1-ply = looks at the opponent's 21 rolls (his best "
-              "reply to each), 2-ply = also at our 21 rolls after each of his replies (some "
-              f"20 times the work of 1-ply); only the best {FILTER_PLAYS} plays within "
-              f"{FILTER_EQUITY} equity of the best at 0-ply are looked ahead. The same as the "
-              "bot name net:PATH@N")
-
-
-def add_plies_option(p) -> None:
-    """``--plies N`` (``PLIES_HELP``): None unless given, so a bot name's @N stands."""
-    p.add_argument("--plies", type=whole_type("--plies", 0, MAX_PLIES), default=None,
-                   metavar="N", help=PLIES_HELP)
-
-
-def with_plies(name: str, plies: int | None) -> str:
-    """The bot name looking ``plies`` ahead: ``net:PATH`` -> ``net:PATH@N`` (also behind
-    ``nodouble:``). None (no --plies) leaves the name as it is, and so does 0 for a bot
-    that is no network; a usage error for such a bot asked to look ahead, or a net whose
-    name already says other plies."""
-    from eval.bots.cube import NEVER_PREFIX
-    from eval.bots.registry import PLIES_MARK, net_spec
-    if plies is None:
-        return name
-    inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
-    if not inner.startswith(NET_PREFIX):
-        if plies == 0:
-            return name
-        raise UsageError(f"--plies {plies} needs a network checkpoint bot (net:PATH.pt or "
-                         f"net:), not {quote(name)}")
-    try:
-        _, said = net_spec(inner[len(NET_PREFIX):])
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    if said and said != plies:
-        raise UsageError(f"--plies {plies} and the bot {quote(name)} say different plies: "
-                         f"give them once")
-    return name if said or not plies else f"{name}{PLIES_MARK}{plies}"
-
-
-def check_bot_name(name: str) -> None:
-    """A usage error for a name that is no bot (the name quoted, 80 characters at most)."""
-    from eval.bots.cube import NEVER_PREFIX
-    inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
-    if inner not in NAMES and not inner.startswith(NET_PREFIX):
-        raise UsageError(f"unknown bot {quote(name)}; valid: {valid_names()}")
-
-
-def load_bot(name: str, seed: int | None = None, variant: str = "standard", rules=None):
-    """``eval.bots.registry.make_bot``, its errors turned into one-line usage errors; with cube
-    ``rules``, the bot with its ``auto`` cube strategy."""
-    from eval.bots.registry import make_bot
-    check_bot_name(name)
-    if seed is not None and not 0 <= seed <= SEED_MAX:
-        raise UsageError(f"a seed is a whole number from {SEED_RANGE}, got "
-                         f"{quote(seed) if abs(seed) < 10**100 else 'a larger number'}")
-    try:
-        if rules is not None:
-            return make_bot(name, seed, variant, cube="auto", rules=rules)
-        return make_bot(name, seed, variant)
-    except (ValueError, BotUnavailable, OSError) as e:
         raise UsageError(str(e)) from None
 
 
@@ -343,7 +281,7 @@ def _distributed(args, seed: int, rules):
     from tqdm import tqdm
 
     from eval.playing.distributed import run_distributed_match
-    from train.actors import ActorError, start_ray
+    from eval.playing.cluster import ActorError, start_ray
     try:
         start_ray(args.ray_address)
     except ActorError as e:

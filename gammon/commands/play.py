@@ -10,7 +10,7 @@ from eval.bots.registry import DEFAULT_BOT, valid_names
 
 from ..errors import UsageError, quote
 from ..positions import SEED_RANGE, seed_type, whole_type
-from .match import add_plies_option, load_bot, with_plies
+from ..options import add_plies_option, load_bot, with_plies
 
 HELP = f"""\
 Play backgammon against a bot in the terminal: a money session, one game after another.

@@ -11,7 +11,7 @@ from engine.rules import VARIANTS
 
 from ..errors import UsageError
 from ..external import MAX_CLIENTS, TIMEOUT
-from .match import add_plies_option, load_bot, with_plies
+from ..options import add_plies_option, load_bot, with_plies
 
 HELP = """\
 Serve a bot over HTTP with a small JSON API (GET only):

@@ -11,18 +11,14 @@ import numpy as np
 from engine.board import BAR, OPP_BAR, borne_off, pip_counts
 from engine.formats import position
 from engine.formats.diagram import diagram
-from engine.formats.matchid import (CENTRED, DROPPED, GAME_STATES, NO_GAME, OVER, PLAYING,
-                                    RESIGNED, MatchState, decode_match_id)
 from engine.rules import VARIANTS, variant as get_variant
-from engine.rules.plakoto import PREFIX as PLAKOTO_PREFIX, per_point
+from engine.rules.plakoto import per_point
 
 from ..errors import UsageError, quote
-from ..positions import answer_lines, read_position
+from ..match_state import match_fields, match_lines, read_position_and_match
+from ..positions import answer_lines
 
 BOMB = {"centre": 0, "mine": 1, "theirs": -1}  # --bomb: the owner relative to X, on roll
-RESIGN_WORDS = {1: "single", 2: "gammon", 3: "backgammon"}
-MONEY = MatchState()  # a plain Position ID: money play, centred 1-cube, mover to roll
-
 HELP = """\
 Draw a position given by its gnubg Position ID (for Plakoto, its plakoto: text): the board
 from the player on roll's side (X, moving from 24 down to 1) against O, with pip counts and
@@ -83,26 +79,6 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def read_position_and_match(text: str, variant: str) -> tuple[np.ndarray, MatchState | None]:
-    """The board and, for POSID:MATCHID, the Match ID's state (None for a plain position);
-    a UsageError for either part being bad."""
-    word = str(text).strip()
-    rules = get_variant(variant)
-    if rules.position_format != "posid" or word.startswith(PLAKOTO_PREFIX):
-        if word.count(":") > 1:
-            raise UsageError("a Match ID goes with a gnubg Position ID (POSID:MATCHID); "
-                             "the plakoto: text takes none")
-        return read_position(word, variant), None
-    posid, colon, matchid = word.partition(":")
-    board = read_position(posid, variant)
-    if not colon:
-        return board, None
-    try:
-        return board, decode_match_id(matchid)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-
-
 def _counts(board: np.ndarray, rules) -> tuple[list[int], list[int], list[int]]:
     """pips, off and bar, each [mover, opponent]."""
     if rules.position_format == "plakoto":
@@ -114,29 +90,6 @@ def _counts(board: np.ndarray, rules) -> tuple[list[int], list[int], list[int]]:
     pips = [int(x[0]) for x in pip_counts(board[None])]
     off = [int(x[0]) for x in borne_off(board[None], rules.checkers)]
     return pips, off, [int(board[BAR]), -int(board[OPP_BAR])]
-
-
-def _side(player: int, mover: int) -> str:
-    return "mover" if player == mover else "opponent"
-
-
-def match_fields(state: MatchState | None) -> dict:
-    """The Match ID's state from the mover's side (the player on roll)."""
-    s = MONEY if state is None else state
-    me, you = s.on_roll, 1 - s.on_roll
-    return {
-        "length": s.length,
-        "score": [s.score[me], s.score[you]],
-        "crawford": s.crawford,
-        "cube_value": s.cube_value,
-        "cube_owner": "centred" if s.cube_owner == CENTRED else _side(s.cube_owner, me),
-        "turn": _side(s.turn, me),
-        "double_offered": s.double_offered,
-        "dice": list(s.dice) if s.dice[0] else None,
-        "resign": RESIGN_WORDS.get(s.resign),
-        "game_state": GAME_STATES[s.game_state],
-        "jacoby": s.jacoby,
-    }
 
 
 def describe(text: str, args) -> dict:
@@ -152,43 +105,6 @@ def describe(text: str, args) -> dict:
     if bomb is not None:
         out["bomb"] = args.bomb or "centre"
     return out
-
-
-def match_lines(state: MatchState) -> list[str]:
-    """What the Match ID says, in words, X the mover (the player on roll) and O."""
-    f = match_fields(state)
-    x, o = f["score"]
-    if f["length"]:
-        head = f"{f['length']}-point match, score X {x}, O {o}"
-        if state.game_state == PLAYING or max(x, o) < f["length"]:
-            head += f" (X needs {max(f['length'] - x, 0)}, O {max(f['length'] - o, 0)})"
-        if f["crawford"]:
-            head += ("; the Crawford game" if state.game_state in (PLAYING, NO_GAME)
-                     else "; the next game is the Crawford game")
-    else:
-        head = "Money game" + (f", session score X {x}, O {o}" if x or o else "")
-        head += ", Jacoby rule" if f["jacoby"] else ""
-    owner = {"centred": "centred", "mover": "owned by X", "opponent": "owned by O"}
-    lines = [head, f"Cube {f['cube_value']}, {owner[f['cube_owner']]}"]
-    decider = "X" if f["turn"] == "mover" else "O"
-    other = "O" if decider == "X" else "X"
-    if state.game_state == NO_GAME:
-        lines.append("No game in progress")
-    elif state.game_state == OVER:
-        lines.append("The game is over")
-    elif state.game_state == RESIGNED:
-        lines.append(f"The game is over: a {f['resign'] or 'single'} was resigned")
-    elif state.game_state == DROPPED:
-        lines.append("The game is over: a double was passed")
-    elif f["double_offered"]:
-        lines.append(f"{other} doubles: {decider} to take or pass")
-    elif f["resign"]:
-        lines.append(f"{other} offers to resign a {f['resign']}: {decider} to accept or reject")
-    elif f["dice"]:
-        lines.append(f"X rolled {f['dice'][0]}-{f['dice'][1]}")
-    else:
-        lines.append("X to roll")
-    return lines
 
 
 def _bomb(args) -> int | None:

@@ -12,7 +12,7 @@ from eval.bots.registry import valid_names
 
 from ..errors import UsageError, quote
 from ..positions import SEED_RANGE, seed_type, whole_type
-from .match import check_bot_name, load_bot
+from ..options import check_bot_name, load_bot
 
 MAX_GAMES = 10_000_000
 

@@ -1,13 +1,10 @@
-"""Cube decisions at a match score for ``gammon analyze`` and ``gammon cube`` (a helper
-module, not a command): the score and cube options, POSID:MATCHID read through ``gammon
-show``'s helper, and the decision of ``model.match_cube`` with ``engine.met``'s live-cube
-match equity table (gammon rate 0.26), the table ``eval.gnubg.match_cube`` checks the
-model with against GNU Backgammon.
+"""A position's match score and cube on the command line: POSID:MATCHID read, the options
+--score, --length, --crawford, --cube-value and --cube-owner turned into a state, and the
+state in words and fields (``gammon show``, ``analyze``, ``cube``).
 
-A position's "state" here is an ``engine.formats.matchid.MatchState``: the Match ID's, or
-one made of --score, --length, --crawford, --cube-value and --cube-owner (the player on
-roll is player 0), or None for a plain Position ID with none of those options: money play,
-a centred 1-cube, exactly as the commands answered before match play.
+A position's "state" is an ``engine.formats.matchid.MatchState``: the Match ID's, or one
+made of the options (the player on roll is player 0), or None for a plain Position ID with
+none of those options: money play, a centred 1-cube.
 """
 
 from __future__ import annotations
@@ -17,22 +14,117 @@ import re
 
 import numpy as np
 
-from engine.formats.matchid import CENTRED, GAME_STATES, PLAYING, MatchState
+from engine.formats.matchid import (CENTRED, DROPPED, GAME_STATES, NO_GAME, OVER, PLAYING,
+                                    RESIGNED, MatchState, decode_match_id)
+from engine.rules import variant as get_variant
+from engine.rules.plakoto import PREFIX as PLAKOTO_PREFIX
+from eval.analysis import is_match
 
-from ..errors import UsageError, quote
-from ..positions import read_whole, whole_type
-from .show import match_fields, match_lines, read_position_and_match
+from .errors import UsageError, quote
+from .positions import read_position, read_whole, whole_type
+
+
+RESIGN_WORDS = {1: "single", 2: "gammon", 3: "backgammon"}
+
+
+MONEY = MatchState()  # a plain Position ID: money play, centred 1-cube, mover to roll
+
+
+def read_position_and_match(text: str, variant: str) -> tuple[np.ndarray, MatchState | None]:
+    """The board and, for POSID:MATCHID, the Match ID's state (None for a plain position);
+    a UsageError for either part being bad."""
+    word = str(text).strip()
+    rules = get_variant(variant)
+    if rules.position_format != "posid" or word.startswith(PLAKOTO_PREFIX):
+        if word.count(":") > 1:
+            raise UsageError("a Match ID goes with a gnubg Position ID (POSID:MATCHID); "
+                             "the plakoto: text takes none")
+        return read_position(word, variant), None
+    posid, colon, matchid = word.partition(":")
+    board = read_position(posid, variant)
+    if not colon:
+        return board, None
+    try:
+        return board, decode_match_id(matchid)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _side(player: int, mover: int) -> str:
+    return "mover" if player == mover else "opponent"
+
+
+def match_fields(state: MatchState | None) -> dict:
+    """The Match ID's state from the mover's side (the player on roll)."""
+    s = MONEY if state is None else state
+    me, you = s.on_roll, 1 - s.on_roll
+    return {
+        "length": s.length,
+        "score": [s.score[me], s.score[you]],
+        "crawford": s.crawford,
+        "cube_value": s.cube_value,
+        "cube_owner": "centred" if s.cube_owner == CENTRED else _side(s.cube_owner, me),
+        "turn": _side(s.turn, me),
+        "double_offered": s.double_offered,
+        "dice": list(s.dice) if s.dice[0] else None,
+        "resign": RESIGN_WORDS.get(s.resign),
+        "game_state": GAME_STATES[s.game_state],
+        "jacoby": s.jacoby,
+    }
+
+
+def match_lines(state: MatchState) -> list[str]:
+    """What the Match ID says, in words, X the mover (the player on roll) and O."""
+    f = match_fields(state)
+    x, o = f["score"]
+    if f["length"]:
+        head = f"{f['length']}-point match, score X {x}, O {o}"
+        if state.game_state == PLAYING or max(x, o) < f["length"]:
+            head += f" (X needs {max(f['length'] - x, 0)}, O {max(f['length'] - o, 0)})"
+        if f["crawford"]:
+            head += ("; the Crawford game" if state.game_state in (PLAYING, NO_GAME)
+                     else "; the next game is the Crawford game")
+    else:
+        head = "Money game" + (f", session score X {x}, O {o}" if x or o else "")
+        head += ", Jacoby rule" if f["jacoby"] else ""
+    owner = {"centred": "centred", "mover": "owned by X", "opponent": "owned by O"}
+    lines = [head, f"Cube {f['cube_value']}, {owner[f['cube_owner']]}"]
+    decider = "X" if f["turn"] == "mover" else "O"
+    other = "O" if decider == "X" else "X"
+    if state.game_state == NO_GAME:
+        lines.append("No game in progress")
+    elif state.game_state == OVER:
+        lines.append("The game is over")
+    elif state.game_state == RESIGNED:
+        lines.append(f"The game is over: a {f['resign'] or 'single'} was resigned")
+    elif state.game_state == DROPPED:
+        lines.append("The game is over: a double was passed")
+    elif f["double_offered"]:
+        lines.append(f"{other} doubles: {decider} to take or pass")
+    elif f["resign"]:
+        lines.append(f"{other} offers to resign a {f['resign']}: {decider} to accept or reject")
+    elif f["dice"]:
+        lines.append(f"X rolled {f['dice'][0]}-{f['dice'][1]}")
+    else:
+        lines.append("X to roll")
+    return lines
+
 
 MAX_LENGTH = 64  # engine.met's longest table
-MET_LENGTHS = (11, 25, MAX_LENGTH)  # the tables built, smallest that holds the match
+
+
 MAX_CUBE = 2 ** 15  # what a Match ID holds
+
+
 OWNERS = ("centred", "mover", "opponent")
+
+
 _OWNER_OF = {"centred": CENTRED, "mover": 0, "opponent": 1}  # the mover is player 0
-# why the player on roll may not double (the "cube" key of the answers)
-CRAWFORD, OWNED, DEAD = "crawford", "owned by opponent", "dead"
-REASON_WORDS = {CRAWFORD: "the Crawford game", OWNED: "the opponent owns the cube",
-                DEAD: "dead cube: a single win already wins the match"}
+
+
 SCORE_OPTIONS = ("score", "length", "crawford")
+
+
 CUBE_OPTIONS = ("cube_value", "cube_owner")
 
 
@@ -146,10 +238,6 @@ def read_at_score(text: str, args, given: MatchState | None = None,
     return board, state
 
 
-def is_match(state: MatchState | None) -> bool:
-    return state is not None and state.length > 0
-
-
 def check_money_rules(args, state: MatchState | None) -> None:
     """--jacoby and --beavers are money rules: an error with a match score."""
     if is_match(state):
@@ -158,114 +246,6 @@ def check_money_rules(args, state: MatchState | None) -> None:
             rules = "a money rule" if len(clash) == 1 else "money rules"
             raise UsageError(f"{' and '.join(clash)}: {rules}, not used in a match; give "
                              f"{'it' if len(clash) == 1 else 'them'} only for money play")
-
-
-def match_score(state: MatchState | None):
-    """model.match_cube's MatchScore of the state, from the player on roll's side."""
-    from model.match_cube import MatchScore
-    return MatchScore() if state is None else MatchScore.from_match_state(state)
-
-
-def no_double_reason(state: MatchState | None) -> str | None:
-    """Why the player on roll may not double (CRAWFORD, OWNED, DEAD), or None."""
-    from model.match_cube import OPPONENT
-    s = match_score(state)
-    if is_match(state) and s.crawford:
-        return CRAWFORD
-    if s.owner == OPPONENT:
-        return OWNED
-    if is_match(state) and s.cube >= s.away:
-        return DEAD
-    return None
-
-
-def match_met(length: int):
-    """engine.met's live-cube table (gammon rate 0.26) that holds a ``length``-point match:
-    the smallest of 11, 25 and 64 points (their common entries are the same; cached)."""
-    from model.match_cube import GAMMON_RATE, default_met
-    size = next(n for n in MET_LENGTHS if n >= length)
-    return default_met(size, GAMMON_RATE)
-
-
-def met_words() -> str:
-    from model.match_cube import GAMMON_RATE
-    return f"engine.met live cube, gammon rate {GAMMON_RATE:g}"
-
-
-def analyze_match_cube(evaluate, board: np.ndarray, state: MatchState,
-                       efficiency: float) -> dict:
-    """The cube analysis of one position before the roll at a match score (``state``,
-    length > 0), as ``model.match_cube`` makes it: probabilities (0-ply), cubeless and
-    cubeful match winning chances and their EMG, the action and response."""
-    from engine.outcomes import FIVE, to_five
-    from model.cube import ACTIONS, RESPONSES
-    from model.match_cube import (
-        match_cube_equities,
-        match_decide,
-        match_winning_chances,
-        to_emg,
-    )
-    score, met = match_score(state), match_met(state.length)
-    p5 = to_five(np.asarray(evaluate(board[None]), dtype=np.float64)).reshape(-1, 5)
-    eq = match_cube_equities(p5, score, met, efficiency)
-    decision = match_decide(p5, score, met, efficiency)
-    cubeless = match_winning_chances(p5, score, met)
-    action, response = ACTIONS[int(decision.action[0])], RESPONSES[int(decision.response[0])]
-    reason = no_double_reason(state)
-    words = (decision.words()[0] if reason is None
-             else f"No double ({REASON_WORDS[reason]})")
-    names = ("no_double", "double_take", "double_pass")
-    values = (eq.no_double, eq.double_take, eq.double_pass)
-
-    def emg(x) -> float:
-        return float(to_emg(x, score, met)[0])
-    out = {"probabilities": {k: float(v) for k, v in zip(FIVE, p5[0])},
-           "cubeless_mwc": float(cubeless[0]), "cubeless_emg": emg(cubeless),
-           "cubeful": {k: float(v[0]) for k, v in zip(names, values)},
-           "cubeful_emg": {k: emg(v) for k, v in zip(names, values)},
-           "action": action, "response": response, "decision": words,
-           "cubeful_equity": float(decision.equity[0]),
-           "cubeful_equity_emg": emg(decision.equity),
-           "taker_chances": float(1 - p5[0, 0]), "cube_plies": 0}
-    if reason is not None:
-        out["cube"] = reason
-    return out
-
-
-def analyze_money_cube(evaluate, board: np.ndarray, state: MatchState | None,
-                       efficiency: float, jacoby: bool, beavers: bool, plies: int) -> dict:
-    """``eval.analysis.cube.analyze_cube`` of one money position, the cube as ``state`` says
-    (None: centred, exactly today's analysis); the opponent's cube: no double, and why."""
-    from eval.analysis.cube import analyze_cube
-    from model.cube import NO_DOUBLE
-    owner = int(match_score(state).owner)
-    a = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers, owner=owner,
-                     plies=plies)[0]
-    reason = no_double_reason(state)
-    if reason is not None:
-        from model.cube import ACTIONS
-        a["action"] = ACTIONS[NO_DOUBLE]
-        a["decision"] = f"No double ({REASON_WORDS[reason]})"
-        a["cubeful_equity"] = a["cubeful"]["no_double"]
-        a["cube"] = reason
-    return a
-
-
-def cube_answer(evaluate, board: np.ndarray, state: MatchState | None, efficiency: float,
-                jacoby: bool, beavers: bool, plies: int) -> dict:
-    """``gammon cube``'s answer: {"action", "response"} and, where the player on roll may
-    not double, "cube" saying why."""
-    if is_match(state):
-        if plies:
-            raise UsageError("the cube look-ahead (--plies, net:PATH@N) is for money play; "
-                             "at a match score the cube action is 0-ply: drop the plies")
-        a = analyze_match_cube(evaluate, board, state, efficiency)
-    else:
-        a = analyze_money_cube(evaluate, board, state, efficiency, jacoby, beavers, plies)
-    out = {"action": a["action"], "response": a["response"]}
-    if "cube" in a:
-        out["cube"] = a["cube"]
-    return out
 
 
 def state_fields(state: MatchState) -> dict:
@@ -281,9 +261,3 @@ def state_fields(state: MatchState) -> dict:
 def state_lines(state: MatchState) -> list[str]:
     """The match and cube in words (``show``'s lines, less the dice and turn)."""
     return match_lines(state)[:2]
-
-
-__all__ = ["CRAWFORD", "DEAD", "OWNED", "add_score_options", "analyze_match_cube",
-           "analyze_money_cube", "check_money_rules", "cube_answer",
-           "is_match", "match_met", "no_double_reason", "options_state", "read_at_score",
-           "state_fields", "state_lines"]

@@ -1,0 +1,184 @@
+"""The layers' import directions, read from the source (every import, also those inside
+functions): ``engine`` <- ``model`` <- ``eval`` <- ``train`` <- ``gammon``.
+
+- a module imports only from its own layer or the ones below it (the rules never reach the
+  networks, evaluation never reaches training or the command line, training uses
+  evaluation's bots and matches to measure what it trains);
+- ``engine`` never imports torch (a NumPy-only rules engine);
+- no command module (``gammon.commands.*``) imports another: what two commands share lives
+  in a ``gammon`` module beside them;
+- no import cycle among modules.
+
+Each rule is checked on the real tree, and shown to fail on a planted violation.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ("engine", "model", "eval", "train", "gammon")  # lowest first
+RANK = {name: i for i, name in enumerate(LAYERS)}
+COMMANDS = "gammon.commands"
+
+
+def modules(root: Path) -> dict[str, Path]:
+    """Every module of the layers under ``root``: dotted name -> file."""
+    out = {}
+    for layer in LAYERS:
+        for path in sorted((root / layer).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The modules ``name`` imports (absolute, relative, at any depth of the file): for
+    ``from P import x`` the submodule P.x when there is one, else P. Outside modules
+    (numpy, torch...) by their top-level name."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in known else target)
+    return {m if m.split(".")[0] in RANK else m.split(".")[0] for m in found} - {name}
+
+
+def graph(root: Path) -> dict[str, set[str]]:
+    known = modules(root)
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def upward(edges: dict[str, set[str]]) -> list[str]:
+    """'A -> B' for each import of a higher layer."""
+    return sorted(f"{a} -> {b}" for a, targets in edges.items() for b in targets
+                  if b.split(".")[0] in RANK and RANK[b.split(".")[0]] > RANK[a.split(".")[0]])
+
+
+def engine_torch(edges: dict[str, set[str]]) -> list[str]:
+    return sorted(a for a, targets in edges.items()
+                  if a.split(".")[0] == "engine" and "torch" in targets)
+
+
+def between_commands(edges: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} -> {b}" for a, targets in edges.items() for b in targets
+                  if a.startswith(COMMANDS + ".") and b.startswith(COMMANDS + "."))
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in edges:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def problems(root: Path) -> list[str]:
+    edges = graph(root)
+    return ([f"upward import {e}" for e in upward(edges)]
+            + [f"{m} imports torch" for m in engine_torch(edges)]
+            + [f"command imports command {e}" for e in between_commands(edges)]
+            + [f"import cycle {' <-> '.join(c)}" for c in cycles(edges)])
+
+
+def test_the_tree_keeps_its_layers():
+    edges = graph(ROOT)
+    assert len(edges) > 150 and any(b.startswith("eval.") for b in edges["gammon.cli"]
+                                    | set().union(*edges.values()))
+    assert problems(ROOT) == []
+
+
+def test_the_reader_sees_imports_inside_functions_and_relative_ones():
+    edges = graph(ROOT)
+    assert "eval.playing.cluster" in edges["eval.playing.distributed"]  # inside a function
+    assert "gammon.errors" in edges["gammon.commands.hint"]  # from ..errors import
+    assert "eval.analysis.cube" in edges["eval.analysis"]
+
+
+def _copy(tmp_path: Path) -> Path:
+    for layer in LAYERS:
+        shutil.copytree(ROOT / layer, tmp_path / layer,
+                        ignore=shutil.ignore_patterns("*.pyc", "__pycache__", "data"))
+    return tmp_path
+
+
+def _plant(path: Path, line: str) -> None:
+    path.write_text(path.read_text() + f"\n\ndef _planted():\n    {line}\n")
+
+
+@pytest.mark.parametrize("where, line, expected", [
+    ("engine/board.py", "from model.net import ValueNet", "upward import engine.board -> model.net"),
+    ("model/net.py", "import eval.bots.pubeval", "upward import model.net -> eval.bots.pubeval"),
+    ("eval/bots/simple.py", "from train.trainer import Trainer",
+     "upward import eval.bots.simple -> train.trainer"),
+    ("eval/analysis/plays.py", "from gammon.errors import UsageError",
+     "upward import eval.analysis.plays -> gammon.errors"),
+    ("engine/movegen.py", "import torch", "engine.movegen imports torch"),
+    ("gammon/commands/hint.py", "from .match import run",
+     "command imports command gammon.commands.hint -> gammon.commands.match"),
+    ("engine/dice.py", "from engine.board import flip", "import cycle"),
+])
+def test_a_planted_violation_fails(tmp_path, where, line, expected):
+    root = _copy(tmp_path)
+    assert problems(root) == []
+    if expected == "import cycle":  # board imports dice only if it does not already
+        board = root / "engine" / "board.py"
+        _plant(board, "from engine import dice")
+    _plant(root / where, line)
+    found = problems(root)
+    assert any(p.startswith(expected) for p in found), found
+
+
+def test_engine_never_imports_torch_when_run():
+    code = ("import sys, engine, engine.movegen, engine.game, engine.formats.posid, "
+            "engine.reference, engine.sample, engine.rules, engine.bearoff; "
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"
