@@ -182,3 +182,38 @@ def test_engine_never_imports_torch_when_run():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
     assert out.stdout.strip() == "False"
+
+
+ENTRY_POINTS = ("eval.bench.cli", "eval.bench.movegen", "eval.bots.random_probe",
+                "eval.gnubg.benchmark", "eval.gnubg.cube_check", "eval.gnubg.external_matches",
+                "eval.gnubg.match_cube", "eval.gnubg.pubeval_reference",
+                "eval.reports.cube_agreement", "eval.reports.plans", "eval.reports.variants",
+                "train.bench", "train.bench.gpu", "train.bench.scale")
+
+
+def test_every_python_m_entry_point_answers_help():
+    """Each ``python -m`` entry point under its name in the rooms prints its help and exits
+    0 (one process runs them all: torch is imported once)."""
+    found = sorted(name for name, path in modules(ROOT).items()
+                   if '__name__ == "__main__"' in path.read_text() and name != "gammon.cli")
+    assert set(found) | {"train.bench"} == set(ENTRY_POINTS) | {"train.bench.selfplay"}
+    code = """
+import contextlib, io, runpy, sys
+for name in sys.argv[1:]:
+    sys.argv = [name, "--help"]
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_module(name, run_name="__main__", alter_sys=True)
+        code = 0
+    except SystemExit as e:
+        code = e.code or 0
+    print(name, code, len(out.getvalue().splitlines()), "usage:" in out.getvalue())
+"""
+    done = subprocess.run([sys.executable, "-c", code, *ENTRY_POINTS], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split() for line in done.stdout.splitlines()]
+    assert [r[0] for r in rows] == list(ENTRY_POINTS)
+    for name, code, lines, usage in rows:
+        assert (code, usage) == ("0", "True") and int(lines) > 2, name
