@@ -258,11 +258,25 @@ class LineReader:
             self.peak = max(self.peak, len(self.buffer))
 
 
+class Tally:
+    """Counts of the answers a server sent, over all its connections: ``answers``, and
+    ``errors`` among them (those starting 'Error'). Safe to add to from several threads."""
+
+    def __init__(self):
+        self.answers = self.errors = 0
+        self._lock = threading.Lock()
+
+    def add(self, reply: str) -> None:
+        with self._lock:
+            self.answers += 1
+            self.errors += int(reply.startswith("Error"))
+
+
 def serve(server: socket.socket, answer: Callable[[str], str | None],
           log: Callable[[str], None] = lambda text: None, connections: int = 0,
           stop: threading.Event | None = None, *, timeout: float = TIMEOUT,
           max_clients: int = MAX_CLIENTS, max_line: int = MAX_LINE,
-          grace: float = GRACE) -> int:
+          grace: float = GRACE, tally: Tally | None = None) -> int:
     """Accept connections and answer each line of each, one thread per connection; returns
     how many connections were served. ``answer`` is called from those threads.
 
@@ -273,7 +287,8 @@ def serve(server: socket.socket, answer: Callable[[str], str | None],
     answer (or of connecting), else the connection is closed; a line longer than
     ``max_line`` bytes is answered ``Error: line longer than ... bytes`` and skipped; past
     ``max_clients`` open connections a new one is told so and closed. An answer that
-    raises is sent as ``Error: ...`` and serving goes on.
+    raises is sent as ``Error: ...`` and serving goes on. ``tally`` (if given) counts
+    every answer sent on the connections, and the errors among them.
     """
     stop = stop if stop is not None else threading.Event()
     active: dict[socket.socket, threading.Thread] = {}
@@ -283,7 +298,7 @@ def serve(server: socket.socket, answer: Callable[[str], str | None],
     def run(conn: socket.socket, number: int) -> None:
         try:
             with conn:
-                lines, how = _handle(conn, answer, timeout, max_line)
+                lines, how = _handle(conn, answer, timeout, max_line, tally)
             log(f"connection {number} {how} after {lines} line(s)")
         finally:
             with lock:
@@ -346,9 +361,9 @@ def _refuse(conn: socket.socket, reply: str) -> None:
 
 
 def _handle(conn: socket.socket, answer, timeout: float,
-            max_line: int = MAX_LINE) -> tuple[int, str]:
+            max_line: int = MAX_LINE, tally: Tally | None = None) -> tuple[int, str]:
     """Answer the lines of one connection until it closes or times out; returns the lines
-    answered and how it ended."""
+    answered and how it ended. Each answer is counted in ``tally`` (if given)."""
     reader, count = LineReader(conn, max_line), 0
     while True:
         try:
@@ -370,6 +385,8 @@ def _handle(conn: socket.socket, answer, timeout: float,
         if reply is None:
             continue
         count += 1
+        if tally is not None:
+            tally.add(reply)
         if not _send(conn, reply, timeout):
             return count, "reset"
 
@@ -424,5 +441,5 @@ def signal_name(signum: int) -> str:
     return signal.Signals(signum).name
 
 
-__all__ = ["ExternalPlayer", "LineReader", "listen", "serve", "stop_on_signals", "quote",
-           "clip", "split_options", "MAX_LINE", "TIMEOUT", "MAX_CLIENTS"]
+__all__ = ["ExternalPlayer", "LineReader", "Tally", "listen", "serve", "stop_on_signals",
+           "quote", "clip", "split_options", "MAX_LINE", "TIMEOUT", "MAX_CLIENTS"]

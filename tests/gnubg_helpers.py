@@ -1,7 +1,6 @@
-"""Running GNU Backgammon (gnubg -t) from tests, and comparing games move by move."""
+"""Running GNU Backgammon (gnubg -t, through eval.gnubg.driver) from tests, and comparing
+games move by move."""
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -11,16 +10,14 @@ from engine.rules import start_boards
 from engine.formats.matfile import PLAY, Game, Match, parse_match
 from engine.movegen import legal_plays
 from engine.formats.notation import parse_play
+from eval.gnubg import driver
 
-GNUBG = shutil.which("gnubg") or shutil.which("/usr/games/gnubg")
+GNUBG = driver.find_gnubg()
 
 
 def run_gnubg(commands: list[str], home: Path, timeout: float = 120) -> str:
     """Run gnubg in text mode on ``commands`` (HOME in ``home``); its output."""
-    text = "\n".join(["set sound enable off", *commands]) + "\n"
-    run = subprocess.run([GNUBG, "-t", "-q"], input=text, capture_output=True, text=True,
-                         timeout=timeout, env={"HOME": str(home), "PATH": "/usr/bin:/bin"})
-    return run.stdout + run.stderr
+    return driver.run_gnubg(["set sound enable off", *commands], GNUBG, timeout, home=home)
 
 
 def import_and_export(path: Path, home: Path) -> tuple[Match, str]:

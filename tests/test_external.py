@@ -285,15 +285,35 @@ def test_the_bot_is_told_the_match_score_from_the_deciding_side():
 
 
 @pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
-def test_gnubg_matches_through_the_server_are_checked_and_reported(tmp_path):
-    """eval.gnubg.external_matches: gnubg 0-ply against the shipped net, two matches to 3;
-    every answer legal, both matches won by someone, the report adds up."""
-    from eval.gnubg.external_matches import run as run_matches
+def test_gnubg_matches_through_the_server_are_checked_and_reported(tmp_path, monkeypatch):
+    """eval.gnubg.external_matches: gnubg 0-ply against the shipped net, two matches to 3,
+    through `gammon serve-external` run as a child process; every answer legal, both
+    matches won by someone, the report adds up (the answers counted by the server's last
+    line). A bot the server refuses is a one-line error; gnubg past its time too, and the
+    server is ended with it."""
+    from eval.gnubg.external_matches import ServerError, run as run_matches
     report = run_matches("net:", 2, 3, 4, tmp_path)
     assert report["problems"] == [], report["problems"]
     assert report["wins_ours"] + report["wins_gnubg"] == 2 and report["server_errors"] == 0
     assert report["games"] >= 2 and report["server_answers"] > 50
     assert len(list(tmp_path.glob("match_*.mat"))) == 2
+    with pytest.raises(ServerError, match="unknown bot 'nosuchbot'") as failed:
+        run_matches("nosuchbot", 1, 1, 4, tmp_path / "none")
+    assert "\n" not in str(failed.value) and "exit status 2" in str(failed.value)
+    # gnubg past its time: the error says so, and the server is ended with it
+    from eval.gnubg import external_matches
+    from eval.gnubg.driver import GnubgError
+    started = []
+
+    class Watched(external_matches.Server):
+        def __enter__(self):
+            started.append(self)
+            return super().__enter__()
+
+    monkeypatch.setattr(external_matches, "Server", Watched)
+    with pytest.raises(GnubgError, match="timed out"):
+        run_matches("pubeval", 50, 5, 4, tmp_path / "late", timeout=1)
+    assert len(started) == 1 and started[0].proc.poll() is not None
 
 
 @pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")

@@ -178,6 +178,55 @@ def test_the_reference_row_uses_gnubgs_probabilities(data):
     assert np.allclose(wins, part.probabilities[:, 0])
 
 
+# ------------------------------------------------------ the driver (eval.gnubg.driver)
+
+def fake_gnubg(tmp_path: Path, body: str) -> str:
+    """A shell script standing in for gnubg."""
+    path = tmp_path / "fake-gnubg"
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_driver_runs_a_script_in_a_clean_home(tmp_path):
+    from eval.gnubg import driver
+    program = fake_gnubg(tmp_path, 'echo "$@|$HOME|$LANG"; cat')
+    out = driver.run_gnubg(["set sound enable off", "eval"], program)
+    said, script = out.split("\n", 1)
+    args, home, lang = said.split("|")
+    assert args == "-t -q" and lang == "C" and script == "set sound enable off\neval\n"
+    assert "gnubg-home-" in home and not Path(home).exists()  # a fresh folder, removed
+    mine = tmp_path / "home"
+    mine.mkdir()
+    assert driver.run_gnubg("", program, home=mine).startswith(f"-t -q|{mine}|")
+
+
+def test_the_driver_says_in_one_line_why_gnubg_did_not_run(tmp_path, monkeypatch):
+    from eval.gnubg import driver
+    with pytest.raises(driver.GnubgError, match="running .*no-such-gnubg") as missing:
+        driver.run_gnubg("", str(tmp_path / "no-such-gnubg"))
+    slow = fake_gnubg(tmp_path, "exec sleep 30")
+    with pytest.raises(driver.GnubgError, match="timed out after 0.5 seconds") as late:
+        driver.run_gnubg("", slow, timeout=0.5)
+    monkeypatch.setattr(driver.shutil, "which", lambda name: None)
+    assert driver.find_gnubg() is None
+    with pytest.raises(driver.GnubgError, match="not installed") as absent:
+        driver.run_gnubg("")
+    assert all("\n" not in str(e.value) for e in (missing, late, absent))
+
+
+def test_the_driver_asks_about_long_lists_in_chunks(tmp_path):
+    from eval.gnubg import driver
+    program = fake_gnubg(tmp_path, "cat")  # answers with the script itself
+    said = []
+    found, notes = driver.evaluate_in_chunks(
+        list(range(5)), lambda part: "".join(f"{x}\n" for x in part),
+        lambda out, part: ([out.split()], [f"{len(part)} asked"]), program, chunk=2,
+        log=said.append, noun="things")
+    assert found == [["0", "1"], ["2", "3"], ["4"]] and notes == ["2 asked", "2 asked", "1 asked"]
+    assert said == ["gnubg: 2/5 things", "gnubg: 4/5 things", "gnubg: 5/5 things"]
+
+
 # ------------------------------------------------------------------------- real gnubg
 
 @pytest.mark.skipif(gc.find_gnubg() is None, reason="GNU Backgammon (gnubg) is not installed")

@@ -65,6 +65,7 @@ from engine.dice import opening_roll
 from engine.movegen import Plays, legal_plays
 from engine.outcomes import equity_of_five
 from engine.rules import variant
+from eval.gnubg.cli import OneLineParser, UsageError, first_line
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "gnubg_benchmark.npz"
 FORMAT = 1  # version of the data file's layout
@@ -90,10 +91,6 @@ RULES = variant("standard")
 class BenchmarkDataError(ValueError):
     """The data file is missing, unreadable or damaged (the message says which and how
     to make a new one)."""
-
-
-class UsageError(ValueError):
-    """Bad input on the command line: one line on stderr, exit code 2."""
 
 
 # ---------------------------------------------------------------------------- the data
@@ -182,16 +179,10 @@ def load(path: Path | str = DATA_PATH) -> BenchmarkData:
         raise
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
         raise BenchmarkDataError(f"{path}: not readable benchmark data "
-                                 f"({type(e).__name__}: {_first_line(e)})") from None
+                                 f"({type(e).__name__}: {first_line(e)})") from None
     data = _from_arrays(arrays, path)
     check(data, path)
     return data
-
-
-def _first_line(e: Exception) -> str:
-    """An exception's message cut to its first line."""
-    text = str(e).strip().splitlines()
-    return text[0][:200] if text else ""
 
 
 def _from_arrays(arrays: dict, path: Path) -> BenchmarkData:
@@ -357,11 +348,11 @@ def make_bots(names: list[str], seed: int = 0) -> tuple[dict, list[str]]:
             bots[name] = make_bot(name, seed)
         except BotUnavailable as e:
             if name in REFERENCE_BOTS:
-                notes.append(f"reference row {name} left out: {_first_line(e)}")
+                notes.append(f"reference row {name} left out: {first_line(e)}")
                 continue
-            raise UsageError(_first_line(e)) from None
+            raise UsageError(first_line(e)) from None
         except (ValueError, OSError) as e:  # unknown names, bad checkpoints
-            raise UsageError(f"bot {name!r}: {_first_line(e)}") from None
+            raise UsageError(f"bot {name!r}: {first_line(e)}") from None
     return bots, notes
 
 
@@ -573,16 +564,9 @@ def _gnubg_nn_version() -> str:
 
 # ------------------------------------------------------------------------ command line
 
-class _Parser(argparse.ArgumentParser):
-    """argparse whose errors are one line (UsageError) instead of usage and exit."""
-
-    def error(self, message):
-        raise UsageError(message)
-
-
 def parser() -> argparse.ArgumentParser:
     """The command line's options."""
-    p = _Parser(prog="python -m eval.gnubg.benchmark",
+    p = OneLineParser(prog="python -m eval.gnubg.benchmark",
                 description="Checker play judged by GNU Backgammon at 2-ply: mean equity "
                             "loss per decision (millipoints), by phase, with gnubg 0-ply "
                             "and pubeval as reference rows.")
@@ -625,7 +609,7 @@ def main(argv: list[str] | None = None) -> int:
             return _generate(args, positions, seed)
         return _benchmark(args, positions, seed)
     except (UsageError, BenchmarkDataError) as e:
-        print(f"gnubg_benchmark: error: {_first_line(e)}", file=sys.stderr)
+        print(f"gnubg_benchmark: error: {first_line(e)}", file=sys.stderr)
         return 2
 
 

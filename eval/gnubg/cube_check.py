@@ -43,20 +43,23 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 
-from eval.gnubg.benchmark import UsageError, _Parser  # one-line command-line errors
+from eval.gnubg.cli import OneLineParser, UsageError, first_line, probability_bot
+from eval.gnubg.driver import (
+    GnubgError,
+    evaluate_in_chunks,
+    find_gnubg,
+    gnubg_version,
+    parse_action,
+    parse_cube_analysis,
+    split_evaluations,
+)
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "gnubg_cube.jsonl"
 FORMAT = 1  # version of the data file's layout
@@ -69,7 +72,6 @@ WINDOW = (0.2, 1.2)  # gnubg-nn 0-ply cubeless equity where the cube is decided
 SHARES = (0.15, 0.7, 0.15)  # of the positions: below the window, in it, above it
 GAMES = 300  # games of gnubg-nn against pubeval whose positions are the candidates
 CHUNK = 100  # positions per gnubg process
-SECONDS_PER_CHUNK = 600  # a gnubg process taking longer than this is stopped
 WORST = 10  # disagreements listed
 REFERENCE = "heads(gnubg)"  # the reference row: our cube heads on gnubg's probabilities
 GENERATE_COMMAND = "python -m eval.gnubg.cube_check --generate --seed {seed} --positions {n}"
@@ -90,20 +92,11 @@ GNUBG_SETTINGS = (
     # money (length 0), cube 1 centred, the player on turn on roll, no dice thrown
     "set matchid cAkAAAAAAAAA",
 )
-ACTION_WORDS = ("No double", "No redouble", "Double", "Redouble", "Too good to double",
-                "Too good to redouble", "Optional double", "Optional redouble")
-RESPONSE_WORDS = ("take", "pass", "beaver")
 
 
 class CubeDataError(ValueError):
     """The data file is missing, unreadable or damaged (the message says which and how
     to make a new one)."""
-
-
-
-
-class GnubgError(RuntimeError):
-    """GNU Backgammon could not be run, or said something we cannot read."""
 
 
 # ---------------------------------------------------------------------------- the data
@@ -171,7 +164,7 @@ def load(path: Path | str = DATA_PATH) -> CubeData:
         rows = [json.loads(line) for line in lines if line.strip()]
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise CubeDataError(f"{path}: not readable cube data "
-                            f"({type(e).__name__}: {_first_line(e)})") from None
+                            f"({type(e).__name__}: {first_line(e)})") from None
     if not rows or not isinstance(rows[0], dict) or not isinstance(rows[0].get("meta"), dict):
         raise CubeDataError(f"{path}: damaged cube data: no meta line first")
     meta = rows[0]["meta"]
@@ -195,7 +188,7 @@ def _from_rows(rows: list, meta: dict, path: Path) -> CubeData:
         evaluators = [str(r["evaluator"]) for r in rows]
     except (KeyError, TypeError, ValueError) as e:
         raise CubeDataError(f"{path}: damaged cube data: a position line without "
-                            f"{_first_line(e) or 'its fields'}") from None
+                            f"{first_line(e) or 'its fields'}") from None
     return CubeData(posids, equities, probabilities, actions, evaluators, meta)
 
 
@@ -220,74 +213,20 @@ def check(data: CubeData, path: Path | str = "data") -> None:
         try:
             decode(posid)
         except ValueError as e:
-            raise CubeDataError(f"{path}: damaged cube data: {_first_line(e)}") from None
-
-
-def _first_line(e) -> str:
-    """An exception's (or a text's) message cut to its first line."""
-    text = str(e).strip().splitlines()
-    return text[0][:200] if text else ""
+            raise CubeDataError(f"{path}: damaged cube data: {first_line(e)}") from None
 
 
 # ------------------------------------------------------------- gnubg's words and numbers
 
-def parse_action(text: str) -> tuple[bool, bool] | None:
-    """(double, take) of gnubg's proper cube action, e.g. 'Too good to double, pass' ->
-    (False, False); None for words we do not know. A beaver is a take."""
-    head, _, tail = text.partition(",")
-    head, tail = head.strip(), tail.strip().split(" ")[0]
-    if head not in ACTION_WORDS or tail not in RESPONSE_WORDS:
-        return None
-    return head in ("Double", "Redouble"), tail != "pass"
-
-
-_NUMBER = r"([+-]?\d+\.\d+)"
-_POSID = re.compile(r"^Position ID:\t(\S+)\s*$", re.MULTILINE)
-_EVALUATOR = re.compile(r"^Evaluator:\s*(.+?)\s*$", re.MULTILINE)
-_CUBELESS = re.compile(r"^(\d+)-ply cubeless equity " + _NUMBER + r"\s*\n\s*"
-                       + r"\s+".join([_NUMBER] * 3) + r"\s+-\s+" + r"\s+".join([_NUMBER] * 3),
-                       re.MULTILINE)
-_EQUITY_LINE = re.compile(r"^\d\.\s+(.+?)\s+" + _NUMBER + r"(?:\s+\(" + _NUMBER + r"\))?\s*$",
-                          re.MULTILINE)
-_PROPER = re.compile(r"^Proper cube action:\s*(.+?)\s*(?:\(([-\d.]+)%\))?\s*$", re.MULTILINE)
-_LABELS = {"no_double": ("No double", "No redouble"),
-           "double_take": ("Double, take", "Redouble, take"),
-           "double_pass": ("Double, pass", "Redouble, pass")}
-
-
-def split_evaluations(output: str) -> list[str]:
-    """gnubg's output cut into one piece per ``eval`` (each starts at its 'Position ID:'
-    line, tab-separated, unlike the board diagram's)."""
-    starts = [m.start() for m in _POSID.finditer(output)]
-    return [output[a:b] for a, b in zip(starts, starts[1:] + [len(output)])]
-
-
 def parse_evaluation(text: str) -> dict:
-    """The cube analysis of one ``eval`` piece: posid, evaluator, plies, cubeless equity,
-    probabilities (5), no_double, double_take, double_pass, action (words), and the
-    percentage gnubg prints after it (or None). GnubgError when a part is missing."""
-    posid = _POSID.search(text)
-    cubeless = _CUBELESS.search(text)
-    proper = _PROPER.search(text)
-    if not (posid and cubeless and proper):
-        missing = "Position ID" if not posid else "cubeless equity" if not cubeless else \
-            "proper cube action"
-        raise GnubgError(f"gnubg's evaluation has no {missing}: {_first_line(text)!r}")
-    out = {"posid": posid.group(1), "plies": int(cubeless.group(1)),
-           "cubeless_equity": float(cubeless.group(2)),
-           "evaluator": (_EVALUATOR.search(text) or [None, "unknown"])[1],
-           "action": proper.group(1),
-           "action_percent": float(proper.group(2)) if proper.group(2) else None}
-    win, wg, wbg, _lose, lg, lbg = (float(cubeless.group(i)) for i in range(3, 9))
-    out["probabilities"] = [win, wg, wbg, lg, lbg]
-    lines = {m.group(1): float(m.group(2)) for m in _EQUITY_LINE.finditer(text)}
-    for key, labels in _LABELS.items():
-        found = [lines[label] for label in labels if label in lines]
-        if not found:
-            raise GnubgError(f"gnubg's evaluation of {out['posid']} has no "
-                             f"{labels[0]!r} equity")
-        out[key] = found[0]
-    return out
+    """The cube analysis of one ``eval`` piece (``driver.parse_cube_analysis``): posid,
+    evaluator, plies, cubeless equity, probabilities (5), no_double, double_take,
+    double_pass, action (words), and the percentage gnubg prints after it (or None).
+    GnubgError when a part is missing."""
+    e = parse_cube_analysis(text)
+    keys = ("posid", "plies", "cubeless_equity", "evaluator", "action", "action_percent",
+            "probabilities", "no_double", "double_take", "double_pass")
+    return {k: e["cubeless"] if k == "cubeless_equity" else e[k] for k in keys}
 
 
 def parse_output(output: str, posids: list[str]) -> tuple[list[dict], list[str]]:
@@ -316,11 +255,6 @@ def parse_output(output: str, posids: list[str]) -> tuple[list[dict], list[str]]
 
 # --------------------------------------------------------------------- running gnubg
 
-def find_gnubg() -> str | None:
-    """The path of GNU Backgammon's program, or None (Debian puts it in /usr/games)."""
-    return shutil.which("gnubg") or shutil.which("/usr/games/gnubg")
-
-
 def gnubg_script(posids: list[str]) -> str:
     """The commands that make gnubg evaluate each position, player on roll, cube centred."""
     lines = list(GNUBG_SETTINGS)
@@ -329,42 +263,12 @@ def gnubg_script(posids: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_gnubg(script: str, gnubg: str | None = None, timeout: float = SECONDS_PER_CHUNK) -> str:
-    """gnubg's output (stdout and stderr) of a script, its HOME in a fresh temporary
-    folder so that no user settings apply; GnubgError when it can't be run."""
-    program = gnubg or find_gnubg()
-    if program is None:
-        raise GnubgError("GNU Backgammon's gnubg program is not installed "
-                         "(Debian: apt-get install gnubg)")
-    with tempfile.TemporaryDirectory(prefix="gnubg-home-") as home:
-        env = {"HOME": home, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C"}
-        try:
-            run = subprocess.run([program, "-t", "-q"], input=script, capture_output=True,
-                                 text=True, timeout=timeout, env=env, check=False)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise GnubgError(f"running {program}: {_first_line(e)}") from None
-    return run.stdout + run.stderr
-
-
-def gnubg_version(gnubg: str | None = None) -> str:
-    """gnubg's first output line, e.g. 'GNU Backgammon 1.07.001 20230103'."""
-    out = run_gnubg("", gnubg, timeout=60)
-    return next((line.strip() for line in out.splitlines() if line.strip()), "unknown")
-
-
 def evaluate_with_gnubg(posids: list[str], gnubg: str | None = None, chunk: int = CHUNK,
                         log=None) -> tuple[list[dict], list[str]]:
     """gnubg's 2-ply cube analysis of each position (``chunk`` per gnubg process), and
     notes on positions left out."""
-    found, notes = [], []
-    for start in range(0, len(posids), chunk):
-        part = posids[start:start + chunk]
-        got, why = parse_output(run_gnubg(gnubg_script(part), gnubg), part)
-        found += got
-        notes += why
-        if log:
-            log(f"gnubg: {start + len(part)}/{len(posids)} positions")
-    return found, notes
+    return evaluate_in_chunks(posids, gnubg_script, parse_output, gnubg, chunk, log,
+                              "positions")
 
 
 # ------------------------------------------------------------------------ the decisions
@@ -398,16 +302,10 @@ def bot_analysis(name: str, posids: list[str], seed: int | None = None) -> list[
     UsageError for a bot that is unknown or has no probabilities."""
     from engine.formats.posid import decode
     from eval.analysis.cube import analyze_cube
-    from gammon.commands.analyze import cube_model, cube_settings
-    args = SimpleNamespace(bot=name, seed=seed, variant="standard", efficiency=None,
-                           jacoby=False, beavers=False, no_beavers=False)
-    try:
-        bot, evaluate, efficiency = cube_model(args)
-    except ValueError as e:  # gammon's UsageError, bad checkpoints
-        raise UsageError(f"bot {name!r}: {_first_line(e)}") from None
-    _, jacoby, beavers = cube_settings(args)
+    from model.cube import EFFICIENCY
+    bot, evaluate = probability_bot(name, seed)
     boards = np.stack([decode(p) for p in posids])  # (N, 26) int8
-    return analyze_cube(evaluate, boards, efficiency, jacoby, beavers,
+    return analyze_cube(evaluate, boards, EFFICIENCY, False, False,
                         plies=getattr(bot, "plies", 0))
 
 
@@ -644,7 +542,7 @@ def check_options(prog: str, description: str, unit: str, data_path: Path, data_
     """The options a gnubg cube check shares (this one and ``eval.gnubg.match_cube``):
     --bot, --margin (in ``unit``), --json, --data (``data_name`` at ``data_path`` by
     default), --generate (``generate`` says what it does)."""
-    p = _Parser(prog=prog, description=description)
+    p = OneLineParser(prog=prog, description=description)
     p.add_argument("--bot", action="append", metavar="NAME",
                    help="a bot with probabilities (repeatable; default net:, the shipped "
                         "network; net:PATH, gnubg)")
@@ -713,7 +611,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError("--positions goes with --generate")
         return _check(args, margin, seed)
     except (UsageError, CubeDataError, GnubgError) as e:
-        print(f"gnubg_cube_check: error: {_first_line(e)}", file=sys.stderr)
+        print(f"gnubg_cube_check: error: {first_line(e)}", file=sys.stderr)
         return 2
 
 

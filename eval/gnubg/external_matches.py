@@ -3,22 +3,29 @@ serve-external``): gnubg 0-ply (checkers and cube) as player 0, our bot as playe
 matches to L points, each exported by gnubg as a .mat file and checked here.
 
 Checks: gnubg says every match was won ("has won the match"), neither side printed an
-error, no answer of the server was an ``Error``, every play of every exported game replays
-legally (``engine.formats.matfile.replay``) and every match ends with one player at L
-points or more. Reports our bot's match wins, the points and games, and the cube actions.
+error, no answer of the server was an ``Error`` (the server's last line counts its
+answers and errors), every play of every exported game replays legally
+(``engine.formats.matfile.replay``) and every match ends with one player at L points or
+more. Reports our bot's match wins, the points and games, and the cube actions.
 
     python -m eval.gnubg.external_matches [--matches 50] [--length 5] [--bot net:]
                                           [--seed 1] [--out DIR] [--json]
 
-Needs Debian's gnubg (``apt-get install gnubg``); the whole run is one gnubg process and
-one connection to the server, in this process.
+Needs Debian's gnubg (``apt-get install gnubg``); the whole run is one gnubg process
+(``eval.gnubg.driver``) and one connection to the server, the real command
+``python -m gammon.cli serve-external --port 0 --connections 1`` run as a child process
+of this one (from this source tree), ended with the run whatever happens.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import shutil
+import os
+import queue
+import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,15 +33,112 @@ import threading
 import time
 from pathlib import Path
 
-GNUBG_PATHS = ("gnubg", "/usr/games/gnubg")
+from eval.gnubg.cli import first_line
+from eval.gnubg.driver import GnubgError, find_gnubg, run_gnubg
+
+ROOT = Path(__file__).resolve().parents[2]  # the source tree the server is run from
+SERVER_TIMEOUT = 600  # the server's --timeout: seconds gnubg may take between two lines
+SERVER_START = 120  # seconds for the server to load its bot and listen
+SERVER_END = 60  # seconds for the server to exit once gnubg has closed its connection
+_SERVING = re.compile(r"^serving .* on (\S+):(\d+) ")
+_DONE = re.compile(r"^done: (\d+) connection\(s\) served, (\d+) answers, (\d+) errors$")
 
 
-def find_gnubg() -> str | None:
-    for name in GNUBG_PATHS:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+class ServerError(RuntimeError):
+    """The external-player server could not be started, or ended without its count."""
+
+
+class Server:
+    """``gammon serve-external`` for one connection in a child process, its stderr read
+    line by line in a thread (``lines``). As a context manager it is started on entering
+    (``port`` then known) and killed on leaving if still running, whatever happened."""
+
+    def __init__(self, bot_name: str, seed: int, timeout: float = SERVER_TIMEOUT):
+        self.command = [sys.executable, "-m", "gammon.cli", "serve-external", "--port", "0",
+                        "--host", "127.0.0.1", "--bot", bot_name, "--seed", str(seed),
+                        "--connections", "1", "--timeout", f"{timeout:g}"]
+        self.lines: list[str] = []
+        self._new: queue.Queue = queue.Queue()
+        self.proc: subprocess.Popen | None = None
+        self.port: int | None = None
+
+    def __enter__(self) -> "Server":
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH"))
+                                            if p)
+        try:
+            self.proc = subprocess.Popen(self.command, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                         text=True, cwd=ROOT, env=env)
+        except OSError as e:
+            raise ServerError(f"cannot start serve-external: {first_line(e)}") from None
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        try:
+            self.port = self._wait_for_port(SERVER_START)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _read(self) -> None:
+        for line in self.proc.stderr:
+            self.lines.append(line.rstrip("\n"))
+            self._new.put(line)
+        self._new.put(None)  # the end of its stderr
+
+    def _wait_for_port(self, seconds: float) -> int:
+        """The port from the server's 'serving ... on HOST:PORT ...' line."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                line = self._new.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise ServerError(f"serve-external did not listen within {seconds:g} s") \
+                    from None
+            if line is None:
+                status = self.proc.wait()
+                raise ServerError(f"serve-external did not start (exit status {status}): "
+                                  f"{self.last_line()}")
+            found = _SERVING.match(line)
+            if found:
+                return int(found.group(2))
+
+    def last_line(self) -> str:
+        """The server's last non-empty line on stderr, or 'no output'."""
+        said = [line for line in self.lines if line.strip()]
+        return said[-1].strip() if said else "no output"
+
+    def wait(self, seconds: float) -> int | None:
+        """Its exit status once it has ended and its stderr is read; None if it is still
+        running after ``seconds``."""
+        try:
+            status = self.proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
+        self._reader.join(timeout=10)
+        return status
+
+    def counts(self) -> tuple[int, int] | None:
+        """(answers, errors) from its 'done: ...' line, or None without one."""
+        for line in reversed(self.lines):
+            found = _DONE.match(line)
+            if found:
+                return int(found.group(2)), int(found.group(3))
+        return None
+
+    def close(self) -> None:
+        """Kill it if it still runs, and reap it."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self._reader.join(timeout=10)
+        self.proc.stderr.close()
 
 
 def gnubg_commands(port: int, matches: int, length: int, seed: int, out: Path) -> list[str]:
@@ -52,50 +156,42 @@ def gnubg_commands(port: int, matches: int, length: int, seed: int, out: Path) -
 
 def run(bot_name: str, matches: int, length: int, seed: int, out: Path,
         timeout: float = 3600) -> dict:
-    """Play the matches and check them; the report as a dict (``problems``: what failed)."""
-    from engine.cube import CubeRules
+    """Play the matches and check them; the report as a dict (``problems``: what failed).
+    RuntimeError without gnubg; ServerError when the server does not start (a bad bot
+    name: its one-line error); GnubgError when gnubg cannot run or takes over ``timeout``
+    seconds."""
     from engine.formats.matfile import DOUBLE, DROP, TAKE, parse_match, replay
-    from eval.bots.registry import make_bot
-    from gammon.external import ExternalPlayer, listen, serve
     gnubg = find_gnubg()
     if gnubg is None:
         raise RuntimeError("GNU Backgammon is not installed (apt-get install gnubg)")
-    bot = make_bot(bot_name, seed, "standard", cube="auto", rules=CubeRules())
-    player = ExternalPlayer(bot)
-    answers: list[str] = []
-
-    def answer(line: str):
-        reply = player.answer(line)
-        if reply is not None:
-            answers.append(reply)
-        return reply
-
-    server = listen("127.0.0.1", 0)
-    port = server.getsockname()[1]
-    thread = threading.Thread(target=serve, args=(server, answer),
-                              kwargs={"connections": 1, "timeout": 600}, daemon=True)
-    thread.start()
     out.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    script = "\n".join(gnubg_commands(port, matches, length, seed, out)) + "\n"
-    with tempfile.TemporaryDirectory() as home:
-        done = subprocess.run([gnubg, "-t", "-q"], input=script, capture_output=True,
-                              text=True, timeout=timeout,
-                              env={"HOME": home, "PATH": "/usr/bin:/bin"})
-    seconds = time.perf_counter() - start
-    thread.join(timeout=30)
-    server.close()
-    output = done.stdout + done.stderr
-    problems = []
+    problems, server_problems = [], []
+    with Server(bot_name, seed) as server:
+        start = time.perf_counter()
+        output = run_gnubg(gnubg_commands(server.port, matches, length, seed, out), gnubg,
+                           timeout)
+        seconds = time.perf_counter() - start
+        status = server.wait(SERVER_END)
+        if status is None:
+            server_problems.append(f"the server did not stop within {SERVER_END} s of "
+                                   f"gnubg's end")
+        elif status != 0:
+            server_problems.append(f"the server ended with exit status {status}: "
+                                   f"{server.last_line()}")
+        counts = server.counts()
+        if counts is None and status is not None:
+            server_problems.append(f"the server did not count its answers: "
+                                   f"{server.last_line()}")
+    answers, errors = counts or (0, 0)
     won = output.count("has won the match")
     if won != matches:
         problems.append(f"gnubg reported {won} matches won, not {matches}")
     for word in ("Error", "badly formed", "illegal", "Illegal"):
         if word in output:
             problems.append(f"gnubg printed {word!r}")
-    bad = [a for a in answers if a.startswith("Error")]
-    if bad:
-        problems.append(f"{len(bad)} server answers were errors, e.g. {bad[0]!r}")
+    if errors:
+        problems.append(f"{errors} server answers were errors")
+    problems += server_problems
     wins = [0, 0]
     points = [0, 0]
     games = crawford = 0
@@ -135,8 +231,8 @@ def run(bot_name: str, matches: int, length: int, seed: int, out: Path,
     return {"bot": bot_name, "opponent": "gnubg 0-ply", "matches": matches, "length": length,
             "seed": seed, "wins_ours": wins[1], "wins_gnubg": wins[0],
             "points_ours": points[1], "points_gnubg": points[0], "games": games,
-            "crawford_games": crawford, "cube": cube, "server_answers": len(answers),
-            "server_errors": len(bad), "seconds": round(seconds, 1), "problems": problems}
+            "crawford_games": crawford, "cube": cube, "server_answers": answers,
+            "server_errors": errors, "seconds": round(seconds, 1), "problems": problems}
 
 
 def crawford_pending(match, number: int) -> bool:
@@ -152,6 +248,24 @@ def crawford_pending(match, number: int) -> bool:
         elif game.winner == 1:
             right += game.points
     return False
+
+
+@contextlib.contextmanager
+def _exit_on_sigterm():
+    """While inside, SIGTERM raises SystemExit (status 143), so that gnubg and the server
+    are ended on the way out as after any error; only from the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def main(argv=None) -> int:
@@ -171,9 +285,13 @@ def main(argv=None) -> int:
         print("error: GNU Backgammon is not installed (apt-get install gnubg)",
               file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(args.out) if args.out else Path(tmp)
-        report = run(args.bot, args.matches, args.length, args.seed, out)
+    try:
+        with tempfile.TemporaryDirectory() as tmp, _exit_on_sigterm():
+            out = Path(args.out) if args.out else Path(tmp)
+            report = run(args.bot, args.matches, args.length, args.seed, out)
+    except (ServerError, GnubgError) as e:
+        print(f"error: {e}", file=sys.stderr)  # one line: its messages are
+        return 2
     if args.json:
         print(json.dumps(report))
     else:

@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -64,19 +63,18 @@ from pathlib import Path
 import numpy as np
 
 from eval.gnubg import cube_check as gc
-from eval.gnubg.benchmark import UsageError
-from eval.gnubg.cube_check import (
-    CubeDataError,
+from eval.gnubg.cli import UsageError, first_line, probability_bot
+from eval.gnubg.cube_check import CubeDataError, _aligned, agreement, clear_cut, gnubg_decisions
+from eval.gnubg.driver import (
+    MATCHID_LINE,
+    POSID_LINE,
     GnubgError,
-    _aligned,
-    _first_line,
-    agreement,
-    clear_cut,
+    evaluate_in_chunks,
     find_gnubg,
-    gnubg_decisions,
     gnubg_version,
     parse_action,
-    run_gnubg,
+    parse_cube_analysis,
+    split_evaluations,
 )
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "gnubg_match_cube.jsonl"
@@ -231,7 +229,7 @@ def load(path: Path | str = DATA_PATH) -> MatchCubeData:
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise CubeDataError(f"{path}: not readable match cube data "
-                            f"({type(e).__name__}: {_first_line(e)})") from None
+                            f"({type(e).__name__}: {first_line(e)})") from None
     if not rows or not isinstance(rows[0], dict) or not isinstance(rows[0].get("meta"), dict):
         raise CubeDataError(f"{path}: damaged match cube data: no meta line first")
     meta = rows[0]["meta"]
@@ -250,7 +248,7 @@ def load(path: Path | str = DATA_PATH) -> MatchCubeData:
             [str(r["action"]) for r in rows], [str(r["evaluator"]) for r in rows], meta)
     except (KeyError, TypeError, ValueError) as e:
         raise CubeDataError(f"{path}: damaged match cube data: a line without "
-                            f"{_first_line(e) or 'its fields'}") from None
+                            f"{first_line(e) or 'its fields'}") from None
     check(data, path)
     return data
 
@@ -282,28 +280,10 @@ def check(data: MatchCubeData, path: Path | str = "data") -> None:
         try:
             decode(posid)
         except ValueError as e:
-            raise CubeDataError(f"{path}: damaged match cube data: {_first_line(e)}") from None
+            raise CubeDataError(f"{path}: damaged match cube data: {first_line(e)}") from None
 
 
 # ------------------------------------------------------------- gnubg's words and numbers
-
-_NUM = r"([+-]?\d+\.\d+)"
-_MATCHID = re.compile(r"^Match ID:\t(\S+)\s*$", re.MULTILINE)
-_EVALUATOR = re.compile(r"^Evaluator:\s*(.+?)\s*$", re.MULTILINE)
-# '2-ply cubeless equity -0.236 (Money: -0.192)' or '2-ply cubeless MWC  32.22% (Money: ..)'
-# then the line '  0.429 0.105 0.004 - 0.571 0.152 0.006'
-_CUBELESS = re.compile(r"^(\d+)-ply cubeless (equity|MWC)\s+" + _NUM + r"(%?)"
-                       r"(?:\s*\(Money:\s*" + _NUM + r"\))?\s*\n\s*"
-                       + r"\s+".join([_NUM] * 3) + r"\s+-\s+" + r"\s+".join([_NUM] * 3),
-                       re.MULTILINE)
-# '1. No double           -0.194' / '3. Double, take         29.48%  ( -3.10%)'
-_EQUITY = re.compile(r"^\d\.\s+(.+?)\s+" + _NUM + r"%?(?:\s+\(\s*" + _NUM + r"%?\))?\s*$",
-                     re.MULTILINE)
-_PROPER = re.compile(r"^Proper cube action:\s*(.+?)\s*(?:\(([-\d.]+)%\))?\s*$", re.MULTILINE)
-_LABELS = {"no_double": ("No double", "No redouble"),
-           "double_take": ("Double, take", "Redouble, take"),
-           "double_pass": ("Double, pass", "Redouble, pass")}
-
 
 def parse_evaluation(text: str) -> dict:
     """One ``eval`` piece (from its 'Position ID:' line on): posid, matchid, evaluator,
@@ -311,37 +291,10 @@ def parse_evaluation(text: str) -> dict:
     money_equity, probabilities (5), no_double, double_take, double_pass (MWC as
     fractions), action, action_percent. GnubgError when a part is missing; the message
     says 'no cube analysis' where gnubg printed none (the Crawford game, a dead cube)."""
-    posid = gc._POSID.search(text)
-    mid = _MATCHID.search(text)
-    if not (posid and mid):
+    if not (POSID_LINE.search(text) and MATCHID_LINE.search(text)):
         raise GnubgError(f"gnubg's evaluation has no Position ID or Match ID: "
-                         f"{_first_line(text)!r}")
-    out = {"posid": posid.group(1), "matchid": mid.group(1),
-           "evaluator": (_EVALUATOR.search(text) or [None, "unknown"])[1]}
-    start = text.find("\nCube analysis")
-    if start < 0:
-        raise GnubgError(f"no cube analysis of {out['posid']} at {out['matchid']}")
-    cube = text[start:]
-    cubeless, proper = _CUBELESS.search(cube), _PROPER.search(cube)
-    if not (cubeless and proper):
-        missing = "cubeless equity" if not cubeless else "proper cube action"
-        raise GnubgError(f"gnubg's evaluation of {out['posid']} has no {missing}")
-    mwc = cubeless.group(2) == "MWC"
-    scale = 100.0 if mwc else 1.0
-    win, wg, wbg, _lose, lg, lbg = (float(cubeless.group(i)) for i in range(6, 12))
-    out.update({"plies": int(cubeless.group(1)), "unit": "mwc" if mwc else "emg",
-                "cubeless": float(cubeless.group(3)) / scale,
-                "money_equity": float(cubeless.group(5)) if cubeless.group(5) else None,
-                "probabilities": [win, wg, wbg, lg, lbg], "action": proper.group(1),
-                "action_percent": float(proper.group(2)) if proper.group(2) else None})
-    lines = {m.group(1): float(m.group(2)) / scale for m in _EQUITY.finditer(cube)}
-    for key, labels in _LABELS.items():
-        found = [lines[label] for label in labels if label in lines]
-        if not found:
-            raise GnubgError(f"gnubg's evaluation of {out['posid']} has no "
-                             f"{labels[0]!r} equity")
-        out[key] = found[0]
-    return out
+                         f"{first_line(text)!r}")
+    return parse_cube_analysis(text)
 
 
 def gnubg_script(entries: list[tuple[str, str]]) -> str:
@@ -356,7 +309,7 @@ def gnubg_script(entries: list[tuple[str, str]]) -> str:
 def parse_output(output: str, entries: list[tuple[str, str]]) -> tuple[list[dict], list[str]]:
     """gnubg's two evaluations of each (posid, matchid), merged: one dict per entry kept
     (emg and mwc: [ND, DT, DP] each), in order, and notes on the entries left out."""
-    pieces = gc.split_evaluations(output)
+    pieces = split_evaluations(output)
     if len(pieces) != 2 * len(entries):
         raise GnubgError(f"asked gnubg for {2 * len(entries)} evaluations, read {len(pieces)}")
     found, notes = [], []
@@ -386,15 +339,8 @@ def parse_output(output: str, entries: list[tuple[str, str]]) -> tuple[list[dict
 def evaluate_with_gnubg(entries: list[tuple[str, str]], gnubg: str | None = None,
                         chunk: int = CHUNK, log=None) -> tuple[list[dict], list[str]]:
     """gnubg's 2-ply cube analysis of each (posid, matchid), ``chunk`` per process."""
-    found, notes = [], []
-    for start in range(0, len(entries), chunk):
-        part = entries[start:start + chunk]
-        got, why = parse_output(run_gnubg(gnubg_script(part), gnubg), part)
-        found += got
-        notes += why
-        if log:
-            log(f"gnubg: {start + len(part)}/{len(entries)} entries")
-    return found, notes
+    return evaluate_in_chunks(entries, gnubg_script, parse_output, gnubg, chunk, log,
+                              "entries")
 
 
 def generate(seed: int = DEFAULT_SEED, source: Path | str = gc.DATA_PATH,
@@ -479,17 +425,9 @@ def money_decisions(probs: np.ndarray, data: MatchCubeData,
 def bot_probabilities(name: str, posids: list[str], seed: int | None = None) -> np.ndarray:
     """The bot's 0-ply cubeless probabilities of the positions: (N, 5). UsageError for
     a bot that is unknown or has none."""
-    from types import SimpleNamespace
-
     from engine.formats.posid import decode
     from engine.outcomes import to_five
-    from gammon.commands.analyze import cube_model
-    args = SimpleNamespace(bot=name, seed=seed, variant="standard", efficiency=None,
-                           jacoby=False, beavers=False, no_beavers=False)
-    try:
-        _, evaluate, _ = cube_model(args)
-    except ValueError as e:  # gammon's UsageError, bad checkpoints
-        raise UsageError(f"bot {name!r}: {_first_line(e)}") from None
+    _, evaluate = probability_bot(name, seed)
     boards = np.stack([decode(p) for p in posids])  # (N, 26) int8
     return to_five(np.asarray(evaluate(boards), dtype=np.float64))
 
@@ -638,7 +576,7 @@ def main(argv: list[str] | None = None) -> int:
               else format_table(rows, data, args.data))
         return 0
     except (UsageError, CubeDataError, GnubgError) as e:
-        print(f"gnubg_match_cube: error: {_first_line(e)}", file=sys.stderr)
+        print(f"gnubg_match_cube: error: {first_line(e)}", file=sys.stderr)
         return 2
 
 

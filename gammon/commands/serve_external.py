@@ -11,7 +11,7 @@ from eval.bots.registry import valid_names
 
 from ..errors import UsageError
 from ..external import MAX_CLIENTS, TIMEOUT
-from .match import add_plies_option, load_bot, with_plies
+from ..options import add_plies_option, load_bot, with_plies
 
 HELP = f"""\
 Serve a bot to GNU Backgammon as an external player. gnubg connects to HOST:PORT and, each
@@ -73,8 +73,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from engine.cube import CubeRules
 
-    from ..external import (ExternalPlayer, listen, one_torch_thread, serve, signal_name,
-                            stop_on_signals)
+    from ..external import (ExternalPlayer, Tally, listen, one_torch_thread, serve,
+                            signal_name, stop_on_signals)
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0..65535, got {args.port}")
     if args.connections < 0:
@@ -98,12 +98,14 @@ def run(args) -> int:
           f"(in gnubg: set player 1 external {host}:{port}); Ctrl-C stops", file=sys.stderr,
           flush=True)
     stop = threading.Event()
+    tally = Tally()
     with server, stop_on_signals(stop) as received:
         served = serve(server, player.answer, log, args.connections, stop,
-                       timeout=args.timeout, max_clients=args.max_clients)
+                       timeout=args.timeout, max_clients=args.max_clients, tally=tally)
     if received:
         print(f"stopped ({signal_name(received[0])}) after {served} connection(s)",
               file=sys.stderr, flush=True)
         return 0
-    log(f"done: {served} connection(s) served")
+    log(f"done: {served} connection(s) served, {tally.answers} answers, "
+        f"{tally.errors} errors")
     return 0
