@@ -28,13 +28,18 @@ def is_race(boards: np.ndarray) -> np.ndarray:
     return race_of_cells(np.ascontiguousarray(np.asarray(boards).T))
 
 
+_UP = np.arange(1, 27, dtype=np.uint8)[:, None]  # 1 + cell index
+_DOWN = np.arange(26, 0, -1, dtype=np.uint8)[:, None]  # 26 - cell index
+
+
 def race_of_cells(cells: np.ndarray) -> np.ndarray:
     """is_race of boards given cell-major, (26, N), which reduces faster: (N,) bool."""
-    index = np.arange(26, dtype=np.int8)[:, None]  # int8 keeps the (26, N) temporaries small
-    mover_back = np.where(cells > 0, index, np.int8(-1)).max(axis=0)  # 25 = bar, -1 = none
-    opp_back = np.where(cells < 0, index, np.int8(26)).min(axis=0)  # 0 = bar, 26 = none
-    none_left = (mover_back < 0) | (opp_back > 25)
-    return none_left | (mover_back < opp_back)
+    # uint8 products and maxima keep the (26, N) temporaries small and the reductions fast
+    mover_back = ((cells > 0) * _UP).max(axis=0)  # 1 + his rearmost cell (26 = bar), 0 none
+    opp_back = ((cells < 0) * _DOWN).max(axis=0)  # 26 - his rearmost cell (0 = bar), 0 none
+    # race: every mover checker below every opponent checker, or a side has none left
+    # (mover_back - 1 < 26 - opp_back, and 0 <= 26 - opp_back when either has none)
+    return mover_back <= np.uint8(26) - opp_back
 
 
 def classify(boards: np.ndarray) -> np.ndarray:

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 
 from engine import outcomes
-from engine.bearoff import with_exact_races
 from engine.outcomes import equity
 from engine.phase import PHASES, classify
 from engine.policy import Bot
 from engine.rules import variant as get_variant
+from engine.sanity import net_outcomes
 
 from . import botfile
 from .bomb import BombInput, plain_boards
@@ -137,9 +137,13 @@ class NumpyEvaluator:
         self.rules = net.rules
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 26) int8 -> (N, 6) float32 probabilities for the player on roll, as
+        NetEvaluator: the bear-off database's races, the rest made sane (``engine.sanity``)."""
         if len(boards) == 0:
             return np.zeros((0, 6), dtype=np.float32)
-        return with_exact_races(self.net.probabilities, boards, self.rules)
+        # "where the position makes an outcome impossible, its probability is exactly 0"
+        return net_outcomes(self.net.probabilities, boards, self.rules,
+                            plain_boards(self, boards))
 
     def after_play(self, afterstates: np.ndarray) -> np.ndarray:
         """Probabilities (K, 6) for the player who just moved (``engine.outcomes``)."""

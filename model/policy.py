@@ -11,12 +11,12 @@ import numpy as np
 import torch
 
 from engine import outcomes
-from engine.bearoff import with_exact_races
 from engine.movegen import Plays
 from engine.outcomes import equity
 from engine.phase import PHASES, classify
 from engine.policy import Bot, best_per_root
 from engine.rules import Rules, variant as get_variant
+from engine.sanity import net_outcomes
 
 from .bomb import BombInput, plain_boards
 from .encoding import CLASSIC_PLUS, encoder, fold_bomb
@@ -43,10 +43,13 @@ class NetEvaluator:
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
         """(N, 26) int8 -> (N, 6) float32 probabilities for the player on roll; races with
-        every checker home come from the bear-off database (``engine.bearoff``)."""
+        every checker home come from the bear-off database (``engine.bearoff``), and what
+        the position rules out is exactly 0 (``engine.sanity``)."""
         if len(boards) == 0:
             return np.zeros((0, 6), dtype=np.float32)
-        return with_exact_races(self.network, boards, self.rules)
+        # every net's probabilities pass through engine.sanity: "where the position makes
+        # an outcome impossible, its probability is exactly 0"
+        return net_outcomes(self.network, boards, self.rules, plain_boards(self, boards))
 
     def network(self, boards: np.ndarray) -> np.ndarray:
         """The networks alone, each on its phase's boards: (N, 26) int8 -> (N, 6) float32

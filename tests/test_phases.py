@@ -9,6 +9,7 @@ import torch
 
 from engine.phase import CONTACT, RACE, classify
 from engine.rules import STANDARD
+from engine.sanity import sane
 from model import botfile
 from model.checkpoint import CheckpointError, build_phases, load, model_payload, save
 from model.export import export_checkpoint
@@ -59,8 +60,13 @@ def test_a_race_network_learns_beside_the_main_one_and_values_the_races(tmp_path
     bot = load_net_bot(str(tmp_path / "model.pt"))
     boards = np.stack([RACE_BOARD, CONTACT_BOARD])
     probs = bot.evaluator(boards)
-    race_alone = torch.softmax(race_net.forward_boards(boards[:1]), -1).numpy()
-    main_alone = torch.softmax(trainer.net.forward_boards(boards[1:]), -1).numpy()
+    # each network's own probabilities, made sane (engine.sanity: in RACE_BOARD neither
+    # side can be backgammoned)
+    race_alone = sane(torch.softmax(race_net.forward_boards(boards[:1]), -1).numpy(),
+                      boards[:1], STANDARD)
+    main_alone = sane(torch.softmax(trainer.net.forward_boards(boards[1:]), -1).numpy(),
+                      boards[1:], STANDARD)
+    assert probs[0, 0] == probs[0, 5] == 0
     np.testing.assert_allclose(probs[0], race_alone[0], atol=1e-6)
     np.testing.assert_allclose(probs[1], main_alone[0], atol=1e-6)
 

@@ -15,7 +15,10 @@ ask its rules object:
 - ``extra_state``: names of per-game state beyond the 26 cells (none for standard), and
   ``relative_state``: those of them held relative to the seat on roll (negated by the game
   loop whenever the turn passes, like the cube's owner: the Nuclear bomb);
-- ``end_of_game``: which afterstates end the game, and the points they win.
+- ``end_of_game``: which afterstates end the game, and the points they win;
+- ``gammons``, ``backgammons``, ``race_is_final`` and ``in_play``: what the sanity of
+  outcome probabilities (``engine.sanity``) reads to know which outcomes a position rules
+  out.
 
 Adding a variant means adding a rules module (a subclass or an instance) and its tests,
 not editing the generator's core.
@@ -61,6 +64,12 @@ class Rules:
     bearoff_races = True
     # whether a win can count double or triple (gammons, backgammons)
     gammons = True
+    # whether a win can count triple (a backgammon) where it can count double
+    backgammons = True
+    # whether a race stays one: once no checker of one side can meet one of the other
+    # (``engine.phase.is_race``), no checker is ever sent back, since only a hit sends one
+    # (``engine.sanity``: no backgammon is left then unless the loser is already back)
+    race_is_final = True
 
     # --- the start ---------------------------------------------------------------------
 
@@ -104,6 +113,15 @@ class Rules:
         raise NotImplementedError
 
     # --- the end of the game ---------------------------------------------------------------
+
+    def in_play(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Checkers still in play (on the points and the bars) for (mover, opponent): two
+        (N,) int16 arrays; ``checkers`` minus them are borne off. As
+        ``engine.board.on_board``, faster: summed cell-major in int8 (no side has more than
+        15 checkers, and the bars at most 64 more in a network's folded form)."""
+        cells = np.ascontiguousarray(np.asarray(boards, dtype=np.int8).T)  # (26, N)
+        mover = np.maximum(cells, 0).sum(axis=0, dtype=np.int8).astype(np.int16)
+        return mover, mover - cells.sum(axis=0, dtype=np.int8)
 
     def end_of_game(self, afterstates: np.ndarray) -> np.ndarray:
         """Points won by the player who just moved: (N,) int8, 0 where the game goes on.

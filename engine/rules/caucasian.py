@@ -21,14 +21,10 @@ that hit in the home board stands, bit 7 that one of them hid.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from ..plays import Plays
 from .standard import STANDARD, StandardRules
-
-if TYPE_CHECKING:  # the generator imports the rules, not the other way round
-    from ..movegen import Plays
 
 HID = 1 << 7  # a hitter landed on its own checkers or was borne off
 _HOME_BITS = 0b1111110  # bits 1..6: a hitter on that home point

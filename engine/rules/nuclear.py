@@ -38,6 +38,8 @@ class NuclearRules(StandardRules):
 
     # a detonation sends every blot to the bar, even in a race: the dice alone do not decide
     bearoff_races = False
+    # ... and a race is no longer final: a loser's blot sent to his bar can be backgammoned
+    race_is_final = False
 
 
 def explode(boards: np.ndarray) -> np.ndarray:

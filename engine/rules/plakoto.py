@@ -124,6 +124,7 @@ class PlakotoRules(Rules):
     came_home = _CAME_HOME
     position_format = "plakoto"
     bearoff_races = False  # its cells are not the standard ones (pins), and no table for them
+    backgammons = False  # "no backgammons"
 
     def start_board(self) -> np.ndarray:
         """"Start as LongGammon": all 15 on the own 24-point (our 24, their 24 = our 1)."""
@@ -216,6 +217,10 @@ class PlakotoRules(Rules):
         points = np.where(mover == 0, race, 0)
         points = np.where(b[..., 0] > 0, GAMMON, points)
         return points.astype(np.int8)
+
+    def in_play(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Checkers still on the board (mover, opponent), pinned ones included: (N,) each."""
+        return counts(boards)
 
     def pins(self, boards: np.ndarray) -> np.ndarray:
         """(N, 24) bool: a checker of the other side is pinned under point 1..24."""
