@@ -1,21 +1,32 @@
-"""The README's examples work as written on a fresh clone with only the shipped model.
+"""The examples of the README and of the manual (``docs/*.md``) work as written on a fresh
+clone with only the shipped model.
 
-Every ``$ ...`` line of the README's code blocks whose command runs ``gammon`` is run with
-bash (``set -o pipefail``) in one temporary directory, in the README's order (so
-``gammon export net: strong.npz`` makes the file later examples play), and must exit 0;
-the output the README shows under a command must be what it prints (numbers within the
-last digit shown). The ``python`` code block (the bot file read with NumPy alone) is run
-there too, after the export, and must print the play ``gammon choose`` makes.
+Every ``$ ...`` line of a page's code blocks whose command runs ``gammon`` is run with bash
+(``set -o pipefail``) and must exit 0; the output the page shows under a command must be
+what it prints (numbers within the last digit shown). Each page is one test (its id names
+the file): its examples run in the page's order in one temporary directory of its own, so
+``gammon export net: strong.npz`` in ``docs/interfaces.md`` makes the file that page's later
+examples play (an example that needs a file must come after the example that makes it, in
+the same page). The ``python`` code block (the bot file read with NumPy alone) is run there
+too, after the export, and must print the play ``gammon choose`` makes.
+
+The README is the front page: its tour repeats examples of the manual. An example the
+README shows exactly as a page of ``docs/`` does (the same command, the same output) is run
+once, in that page; any other README example is run in the README's own test.
 
 Not run, by this explicit list (SKIPPED), and why:
 
-- the two fresh-machine commands at the top (``pip install ... && gammon train`` and
-  ``... && python -m pytest -q``): they install packages, train for minutes or run this
-  whole suite;
-- commands of other programs in the README (``gnubg -t``): not ``gammon``.
+- the two fresh-machine commands at the top of the README (``pip install ... && gammon
+  train`` and ``... && python -m pytest -q``): they install packages, train for minutes or
+  run this whole suite;
+- commands of other programs in the pages (``gnubg -t``): not ``gammon``.
 
 Substituted (SUBSTITUTIONS), to keep the test short: ``--games 10000`` -> ``--games 1000``.
 Commands naming ``--bot gnubg`` are skipped when gnubg-nn is not installed.
+
+Also checked, without running anything: the README stays a front page (at most 250 lines,
+the fresh-machine commands present, a link to every page of ``docs/``), and every link
+between the pages leads to a file and a heading that exist.
 """
 
 from __future__ import annotations
@@ -30,6 +41,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README] + sorted(DOCS.glob("*.md"))
+README_MAX_LINES = 250
 
 SKIPPED = {
     "python -m pip install torch==2.13.0 && python -m pip install -e . && gammon train":
@@ -57,8 +71,8 @@ def blocks(text: str) -> list[tuple[str, list[str]]]:
 
 
 def examples(text: str) -> list[tuple[str, str, list[str]]]:
-    """In README order: ("shell", command, expected output lines) for each ``$`` line and
-    ("python", code, []) for each python block."""
+    """In the page's order: ("shell", command, expected output lines) for each ``$`` line
+    and ("python", code, []) for each python block."""
     found = []
     for lang, lines in blocks(text):
         if lang == "python":
@@ -73,7 +87,7 @@ def examples(text: str) -> list[tuple[str, str, list[str]]]:
                 current = ("shell", line[2:].strip(), [])
                 found.append(current)
             elif current is not None and line.strip():
-                current[2].append(line)  # the output the README shows
+                current[2].append(line)  # the output the page shows
     return found
 
 
@@ -84,7 +98,7 @@ def runs_gammon(command: str) -> bool:
 
 
 def same(shown: str, printed: str) -> bool:
-    """A line the README shows against the line printed: equal, numbers within the last
+    """A line the page shows against the line printed: equal, numbers within the last
     digit shown."""
     if shown.rstrip() == printed.rstrip():
         return True
@@ -104,27 +118,87 @@ def same(shown: str, printed: str) -> bool:
     return True
 
 
-ALL = examples(README.read_text())
-SHELL = [(c, out) for kind, c, out in ALL if kind == "shell" and runs_gammon(c)]
+def name(page: Path) -> str:
+    """A page as the test ids name it: its path in the repository."""
+    return page.relative_to(ROOT).as_posix()
 
 
-def test_the_readme_has_the_examples_this_test_expects():
-    commands = [c for c, _ in SHELL]
-    assert len(commands) >= 8
-    assert any(c.startswith("gammon export net: ") for c in commands)
-    assert sum(kind == "python" for kind, _, _ in ALL) == 1
-    every = [c for kind, c, _ in ALL if kind == "shell"]
+TEXT = {name(p): p.read_text() for p in PAGES}
+ALL = {page: examples(text) for page, text in TEXT.items()}
+
+
+def _gammon(found):
+    return [(c, out) for kind, c, out in found if kind == "shell" and runs_gammon(c)]
+
+
+def _shown_in_docs() -> set[tuple[str, tuple[str, ...]]]:
+    return {(c, tuple(out)) for page, found in ALL.items() if page != "README.md"
+            for c, out in _gammon(found)}
+
+
+def _to_run(page: str) -> list[tuple[str, str, list[str]]]:
+    """The examples the test of ``page`` runs, in its order."""
+    docs = _shown_in_docs() if page == "README.md" else set()
+    return [(kind, c, out) for kind, c, out in ALL[page]
+            if kind == "python"
+            or (runs_gammon(c) and c not in SKIPPED and (c, tuple(out)) not in docs)]
+
+
+RUN = {page: _to_run(page) for page in ALL}
+
+
+def test_the_readme_is_a_front_page():
+    text = TEXT["README.md"]
+    assert len(text.splitlines()) <= README_MAX_LINES
+    every = [c for kind, c, _ in ALL["README.md"] if kind == "shell"]
     for command in SKIPPED:  # the skip list names commands that are in the README
         assert command in every, command
-    gammon_lines = [line for line in README.read_text().splitlines()
-                    if line.startswith("$ ") and "gammon" in line]
-    assert len(gammon_lines) == len([c for c in commands if c not in SKIPPED])
+    for page in PAGES[1:]:  # the README leads to every page of the manual
+        assert f"](docs/{page.name})" in text, page.name
 
 
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    """One directory for all the examples, as a reader's shell would be."""
-    return tmp_path_factory.mktemp("readme")
+def test_the_pages_have_the_examples_this_test_expects():
+    commands = [c for found in ALL.values() for c, _ in _gammon(found)]
+    assert len(commands) >= 8
+    assert any(c.startswith("gammon export net: ") for c in commands)
+    pythons = [(page, i) for page, found in ALL.items()
+               for i, (kind, _, _) in enumerate(found) if kind == "python"]
+    assert len(pythons) == 1
+    page, i = pythons[0]  # the bot file it reads is made earlier on its page
+    assert any(c.startswith("gammon export net: strong.npz")
+               for kind, c, _ in ALL[page][:i] if kind == "shell")
+    assert sum(len(run) for run in RUN.values()) >= 8
+    for page, text in TEXT.items():  # every '$ gammon' line is read as an example
+        gammon_lines = [line for line in text.splitlines()
+                        if line.startswith("$ ") and "gammon" in line]
+        assert len(gammon_lines) == len([c for c, _ in _gammon(ALL[page])
+                                         if c not in SKIPPED]), page
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of a page (outside code blocks)."""
+    found, fenced = set(), False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,6} ", line):
+            title = line.lstrip("#").strip().lower()
+            found.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return found
+
+
+def test_the_links_between_the_pages_resolve():
+    for page, text in TEXT.items():
+        base = (ROOT / page).parent
+        prose = re.sub(r"```.*?```", "", text, flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+            if re.match(r"[a-z]+:", target):
+                continue  # a web address
+            path, _, anchor = target.partition("#")
+            file = (base / path).resolve() if path else ROOT / page
+            assert file.exists(), f"{page}: {target}"
+            if anchor:
+                assert anchor in _anchors(file.read_text()), f"{page}: {target}"
 
 
 def _run(command: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -137,34 +211,29 @@ def _run(command: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
-def test_every_gammon_command_of_the_readme_exits_0(workdir):
-    """In README order, in one directory; the output shown must be the output printed."""
+@pytest.mark.parametrize("page", [page for page, run in RUN.items() if run])
+def test_the_examples_of(page, tmp_path):
+    """In the page's order, in one directory; the output shown must be the output printed."""
     have_gnubg = True
     try:
         import gnubg_nn  # noqa: F401
     except ImportError:
         have_gnubg = False
-    ran = 0
-    for kind, command, shown in ALL:
+    for kind, command, shown in RUN[page]:
         if kind == "python":
-            out = subprocess.run([sys.executable, "-c", command], cwd=workdir,
+            out = subprocess.run([sys.executable, "-c", command], cwd=tmp_path,
                                  capture_output=True, text=True, timeout=600,
                                  env=dict(os.environ, PYTHONPATH=str(ROOT)))
             assert out.returncode == 0, out.stderr
-            chosen = _run("gammon choose 4HPwATDgc/ABMA 3 1 --bot net:strong.npz", workdir)
+            chosen = _run("gammon choose 4HPwATDgc/ABMA 3 1 --bot net:strong.npz", tmp_path)
             assert out.stdout.strip() == chosen.stdout.strip() == "4HPwATCwZ/ABMA"
-            ran += 1
-            continue
-        if command in SKIPPED or not runs_gammon(command):
             continue
         if "--bot gnubg" in command and not have_gnubg:
             continue
-        out = _run(command, workdir)
-        assert out.returncode == 0, f"{command}\n{out.stderr[-2000:]}"
-        assert "Traceback" not in out.stderr, command
+        out = _run(command, tmp_path)
+        assert out.returncode == 0, f"{page}: {command}\n{out.stderr[-2000:]}"
+        assert "Traceback" not in out.stderr, f"{page}: {command}"
         printed = out.stdout.splitlines()
-        assert len(printed) >= len(shown), (command, out.stdout)
+        assert len(printed) >= len(shown), (page, command, out.stdout)
         for a, b in zip(shown, printed):
-            assert same(a, b), f"{command}\nREADME: {a}\nprinted: {b}"
-        ran += 1
-    assert ran >= 8
+            assert same(a, b), f"{page}: {command}\n{page}: {a}\nprinted: {b}"
