@@ -317,7 +317,7 @@ def main(argv=None) -> int:
                 commit = resolve_revision(args.baseline)
                 baseline_plays = load_baseline_legal_plays(commit, scratch)
             except BaselineError as error:
-                print(f"bench_movegen: error: --baseline: {error}", file=sys.stderr)
+                print(f"eval.bench.movegen: error: --baseline: {error}", file=sys.stderr)
                 return 2
             label = f"baseline {commit[:8]}"
         elif args.variant != "standard":
