@@ -159,3 +159,75 @@ def test_bench_scale_projects_up_to_the_learners_ceiling():
     assert rows[8]["games_per_s"] == 1000 and rows[8]["bound"] == "learner"
     # 1000 games/s x 50 positions / 5,000 per update = 10 updates/s, 100 kB to each of 32
     assert rows[32]["broadcast_mb_per_s"] == pytest.approx(10 * 0.1 * 32)
+
+
+# --- eval.bench.cli: the gammon command line of today's tree against a baseline revision ----
+
+def test_cli_benchmark_a_bad_baseline_revision_is_a_clean_error():
+    _head()
+    done = subprocess.run([sys.executable, "-m", "eval.bench.cli", "--baseline",
+                           "no-such-rev-4f2a9c"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "no-such-rev-4f2a9c" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_cli_benchmark_positions_are_fixed_by_the_seed():
+    from eval.bench.cli import batch_lines
+    lines = batch_lines(50, seed=3)
+    assert lines == batch_lines(50, seed=3) and lines != batch_lines(50, seed=4)
+    assert len(lines) == 50 and len(set(lines)) > 40  # shuffled, not 50 opening positions
+    for line in lines:
+        posid, d1, d2 = line.split()
+        assert len(posid) == 14 and 1 <= int(d1) <= 6 and 1 <= int(d2) <= 6
+
+
+def test_cli_benchmark_against_head_runs_every_workload_in_both_trees():
+    head = _head()
+    out = subprocess.run([sys.executable, "-m", "eval.bench.cli", "--baseline", head,
+                          "--quick", "--positions", "5", "--requests", "10", "--rounds", "1",
+                          "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    result = json.loads(out.stdout)
+    assert result["commit"] == head and result["rounds"] == 1 and result["order"] == "ABBA"
+    assert result["positions"] == 5 and result["requests"] == 10
+    assert result["ratio"].startswith("current/baseline time")
+    trees = result["trees"]  # both copies, neither the checkout itself
+    assert Path(result["source"]) == ROOT and ROOT not in map(Path, trees.values())
+    assert trees["current"] != trees["baseline"]
+    for side in ("current", "baseline"):  # each side imported its own tree's gammon
+        cli = Path(result["imports"][side]["cli"]).resolve()
+        assert cli == (Path(trees[side]) / "gammon" / "cli.py").resolve()
+        assert result["imports"][side]["modules"] > 10
+    assert set(result["workloads"]) == {"startup", "choose_batch", "hint", "serve_http",
+                                        "choose_batch_less_startup", "hint_less_startup"}
+    for name in ("startup", "choose_batch", "hint", "serve_http"):
+        entry = result["workloads"][name]
+        assert len(entry["current_seconds"]) == len(entry["baseline_seconds"]) == 1
+        assert min(entry["current_seconds"] + entry["baseline_seconds"]) > 0
+        assert entry["median_ratio"] > 0 and entry["round_ratios"] == [pytest.approx(
+            entry["current_seconds"][0] / entry["baseline_seconds"][0])]
+    assert result["workloads"]["choose_batch"]["cpu"]["median_ratio"] > 0
+    assert result["workloads"]["serve_http"]["p99_seconds"]["current"][0] > 0
+
+
+@pytest.mark.slow  # two rounds of every workload on both trees, text output: about 30 s
+def test_cli_benchmark_prints_every_measurement_and_the_medians(capsys):
+    from eval.bench.cli import main
+    head = _head()
+    assert main(["--baseline", head, "--quick", "--rounds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert head[:12] in out and "(2 modules" not in out
+    for r in (1, 2):
+        for workload in ("startup", "choose_batch", "hint", "serve_http"):
+            for side in ("current", "baseline"):
+                assert f"round {r}, {workload:<12} {side:<8}:" in out
+    medians = [line.split() for line in out.splitlines() if line.startswith("  median ")]
+    assert len(medians) == 6
+    assert "ratio = current/baseline time" in out
+    summary = out[out.index("median of the per-round ratios current/baseline time"):]
+    for label in ("choose --batch ", "hint, one position ", "serve-http, concurrent requests ",
+                  "choose --batch less start-up "):
+        row = next(line for line in summary.splitlines() if line.startswith("  " + label))
+        assert float(row[len(label) + 2:].split()[0]) > 0
