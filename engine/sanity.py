@@ -45,10 +45,16 @@ WIN_BACKGAMMON, WIN_GAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = 0, 1, 4, 5
 def impossible(boards: np.ndarray, rules) -> np.ndarray:
     """Which of the six outcomes each position rules out, for the player on roll:
     boards (N, 26) int8 from his view -> (N, 6) bool (True: impossible)."""
-    b = np.asarray(boards)
-    out = np.zeros((len(b), 6), dtype=bool)
+    mask = _ruled_out(np.asarray(boards), rules)
+    return np.zeros((len(boards), 6), dtype=bool) if mask is None else mask
+
+
+def _ruled_out(b: np.ndarray, rules) -> np.ndarray | None:
+    """``impossible``'s mask, or None when the positions rule nothing out (the common case
+    in play: contact, nobody borne off), found with a few whole-batch reductions."""
     if len(b) == 0:
-        return out
+        return None
+    out = np.zeros((len(b), 6), dtype=bool)
     if not rules.gammons:  # "no gammons or backgammons"
         out[:, [WIN_BACKGAMMON, WIN_GAMMON, LOSE_GAMMON, LOSE_BACKGAMMON]] = True
         return out
@@ -63,11 +69,18 @@ def impossible(boards: np.ndarray, rules) -> np.ndarray:
         # board and none can get there": without contact no checker is hit again
         cells = np.ascontiguousarray(b.T)  # (26, N): reductions over cells run faster
         race = race_of_cells(cells)
-        opponent_back = (cells[0:7] < 0).any(axis=0)  # his bar (0) or our home (1..6)
-        mover_back = (cells[19:26] > 0).any(axis=0)  # his home (19..24) or our bar (25)
-        no_win_bg = race & ~opponent_back
-        no_lose_bg = race & ~mover_back
+        if not race.any():
+            if not (no_win_gammon.any() or no_lose_gammon.any()):
+                return None
+            no_win_bg = no_lose_bg = race
+        else:
+            opponent_back = (cells[0:7] < 0).any(axis=0)  # his bar (0) or our home (1..6)
+            mover_back = (cells[19:26] > 0).any(axis=0)  # his home (19..24) or our bar (25)
+            no_win_bg = race & ~opponent_back
+            no_lose_bg = race & ~mover_back
     else:
+        if not (no_win_gammon.any() or no_lose_gammon.any()):
+            return None
         no_win_bg = no_lose_bg = np.zeros(len(b), dtype=bool)
     out[:, WIN_GAMMON] = no_win_gammon
     out[:, WIN_BACKGAMMON] = no_win_gammon | no_win_bg
@@ -87,11 +100,13 @@ def sane(probs: np.ndarray, boards: np.ndarray, rules) -> np.ndarray:
     Five outputs: wins clipped to [0, 1], gammons to [0, wins], backgammons to [0, gammons]
     per side, and impossible ones set to 0."""
     p = np.asarray(probs)
-    mask = impossible(boards, rules)
+    mask = _ruled_out(np.asarray(boards), rules)
     if p.shape[-1] == 5:
-        return _sane_five(p, mask)
-    rows = np.flatnonzero(mask.any(axis=1))
+        return _sane_five(p, np.zeros((len(p), 6), dtype=bool) if mask is None else mask)
     negative = (p < 0).any()
+    if mask is None:
+        return np.maximum(p, 0) if negative else p
+    rows = np.flatnonzero(mask.any(axis=1))
     if len(rows) == 0 and not negative:
         return p
     p = np.maximum(p, 0) if negative else p.copy()
