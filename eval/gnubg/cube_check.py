@@ -157,23 +157,30 @@ def load(path: Path | str = DATA_PATH) -> CubeData:
     """The cube data of ``path``, checked; CubeDataError when it is missing, unreadable
     or damaged."""
     path = Path(path)
-    if not path.is_file():
-        raise CubeDataError(missing_message(path))
-    try:
-        lines = path.read_text().splitlines()
-        rows = [json.loads(line) for line in lines if line.strip()]
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise CubeDataError(f"{path}: not readable cube data "
-                            f"({type(e).__name__}: {first_line(e)})") from None
-    if not rows or not isinstance(rows[0], dict) or not isinstance(rows[0].get("meta"), dict):
-        raise CubeDataError(f"{path}: damaged cube data: no meta line first")
-    meta = rows[0]["meta"]
-    if meta.get("format") != FORMAT:
-        raise CubeDataError(f"{path}: cube data of another format (this code reads "
-                            f"format {FORMAT})")
-    data = _from_rows(rows[1:], meta, path)
+    meta, rows = read_lines(path, "cube data", FORMAT, missing_message(path))
+    data = _from_rows(rows, meta, path)
     check(data, path)
     return data
+
+
+def read_lines(path: Path, what: str, fmt: int, missing: str) -> tuple[dict, list[dict]]:
+    """The meta line and the rows of a JSON-lines data file of ``what`` (its first line
+    {"meta": {..., "format": fmt}}); CubeDataError (``missing`` when there is no file)
+    when it is missing, unreadable, of another format or has no meta line first."""
+    if not path.is_file():
+        raise CubeDataError(missing)
+    try:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise CubeDataError(f"{path}: not readable {what} "
+                            f"({type(e).__name__}: {first_line(e)})") from None
+    if not rows or not isinstance(rows[0], dict) or not isinstance(rows[0].get("meta"), dict):
+        raise CubeDataError(f"{path}: damaged {what}: no meta line first")
+    meta = rows[0]["meta"]
+    if meta.get("format") != fmt:
+        raise CubeDataError(f"{path}: {what} of another format (this code reads "
+                            f"format {fmt})")
+    return meta, rows[1:]
 
 
 def _from_rows(rows: list, meta: dict, path: Path) -> CubeData:

@@ -221,22 +221,10 @@ def save(records: list[dict], meta: dict, path: Path) -> None:
 def load(path: Path | str = DATA_PATH) -> MatchCubeData:
     """The data of ``path``, checked; CubeDataError when missing, unreadable or damaged."""
     path = Path(path)
-    if not path.is_file():
-        raise CubeDataError(f"{path}: no match cube data; make it with: "
-                            f"{GENERATE_COMMAND.format(seed=DEFAULT_SEED)} --data {path} "
-                            f"(needs GNU Backgammon's gnubg program)")
-    try:
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise CubeDataError(f"{path}: not readable match cube data "
-                            f"({type(e).__name__}: {first_line(e)})") from None
-    if not rows or not isinstance(rows[0], dict) or not isinstance(rows[0].get("meta"), dict):
-        raise CubeDataError(f"{path}: damaged match cube data: no meta line first")
-    meta = rows[0]["meta"]
-    if meta.get("format") != FORMAT:
-        raise CubeDataError(f"{path}: match cube data of another format (this code reads "
-                            f"format {FORMAT})")
-    rows = rows[1:]
+    meta, rows = gc.read_lines(path, "match cube data", FORMAT,
+                               f"{path}: no match cube data; make it with: "
+                               f"{GENERATE_COMMAND.format(seed=DEFAULT_SEED)} --data {path} "
+                               f"(needs GNU Backgammon's gnubg program)")
     try:
         data = MatchCubeData(
             [str(r["posid"]) for r in rows],
@@ -500,12 +488,6 @@ def rows_for(names: list[str], data: MatchCubeData, margin: float = DEFAULT_MARG
 
 # ------------------------------------------------------------------------------ report
 
-def _share(a: dict) -> str:
-    if not a["decisions"]:
-        return "-"
-    return f"{100 * a['fraction']:.1f}% ({a['agree']}/{a['decisions']})"
-
-
 def format_table(rows: list[dict], data: MatchCubeData, source: str) -> str:
     """The rows as text: agreement per row, by kind of score, then the worst cases."""
     margin = rows[0]["margin"] if rows else DEFAULT_MARGIN
@@ -518,12 +500,12 @@ def format_table(rows: list[dict], data: MatchCubeData, source: str) -> str:
            (f"{REFERENCE}: our match model on gnubg's own 2-ply probabilities "
             f"(what the cube model and our MET alone cost)"), ""]
     out += _aligned([["row", "doubler", "taker", "combined"]]
-                    + [[r["bot"], _share(r["doubler"]), _share(r["taker"]),
-                        _share(r["combined"])] for r in rows])
+                    + [[r["bot"], gc._share(r["doubler"]), gc._share(r["taker"]),
+                        gc._share(r["combined"])] for r in rows])
     out += ["", "Combined agreement by kind of score (positions):"]
     names = list(rows[0]["by_score"]) if rows else []
     out += _aligned([["row", *[f"{g} ({rows[0]['by_score'][g]['positions']})" for g in names]]]
-                    + [[r["bot"], *[_share(r["by_score"][g]["combined"]) for g in names]]
+                    + [[r["bot"], *[gc._share(r["by_score"][g]["combined"]) for g in names]]
                        for r in rows])
     for r in rows:
         if r["worst"] and not r["bot"].startswith("money("):
