@@ -53,7 +53,6 @@ from __future__ import annotations
 import argparse
 import compileall
 import http.client
-import io
 import json
 import os
 import queue
@@ -64,13 +63,13 @@ import signal
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from eval.bench.revision import (REPO_ROOT, BaselineError, extract_revision, git, last_line,
+                                 resolve_revision)
 PROG = "bench_cli"
 CLI = "from gammon.cli import entry; entry()"
 START = "4HPwATDgc/ABMA"
@@ -93,53 +92,16 @@ print(json.dumps({"cli": gammon.cli.__file__,
 """ % (PACKAGES,)
 
 
-class BaselineError(Exception):
-    """The baseline revision cannot be resolved, archived or imported (a one-line reason)."""
-
-
 class RunError(Exception):
     """A tree's gammon failed or answered wrongly during the benchmark (a one-line reason)."""
 
 
 # --- the trees -----------------------------------------------------------------------------
 
-def _git(args: list[str], root: Path = REPO_ROOT) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=120)
-    except FileNotFoundError:
-        raise BaselineError("git is not installed") from None
-
-
-def _last_line(stream: bytes | str | None) -> str:
-    if isinstance(stream, bytes):
-        stream = stream.decode(errors="replace")
-    lines = (stream or "").strip().splitlines()
-    return lines[-1].strip() if lines else ""
-
-
-def resolve_revision(rev: str, root: Path = REPO_ROOT) -> str:
-    """The full commit id of ``rev`` in the repository at ``root``."""
-    if not rev or rev.startswith("-"):
-        raise BaselineError(f"bad revision {rev!r}")
-    found = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root)
-    if found.returncode:
-        why = _last_line(found.stderr)
-        raise BaselineError(f"revision {rev!r} not found in {root}" + (f" ({why})" if why else ""))
-    return found.stdout.decode().strip()
-
-
-def extract_revision(commit: str, into: Path, root: Path = REPO_ROOT) -> Path:
-    """The tree of ``commit`` (``git archive``) extracted into the new folder ``into``, its
-    modules compiled (as today's snapshot: ``snapshot_worktree``)."""
-    archive = _git(["archive", "--format=tar", commit], root)
-    if archive.returncode:
-        raise BaselineError(f"git archive {commit[:12]} failed: {_last_line(archive.stderr)}")
-    into.mkdir()
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
-            tar.extractall(into, filter="data")
-        else:
-            tar.extractall(into)
+def extract_tree(commit: str, into: Path, root: Path = REPO_ROOT) -> Path:
+    """The tree of ``commit`` extracted into the new folder ``into``, its modules compiled
+    (as today's snapshot: ``snapshot_worktree``)."""
+    extract_revision(commit, into, root)
     if not (into / "gammon" / "cli.py").is_file():
         raise BaselineError(f"revision {commit[:12]} has no gammon/cli.py")
     _compile(into)
@@ -153,9 +115,9 @@ def snapshot_worktree(into: Path, root: Path = REPO_ROOT) -> Path:
     none, PYTHONDONTWRITEBYTECODE, would otherwise compile today's tree from source in every
     process and the baseline's not), and edits made while the benchmark runs do not reach
     it."""
-    listed = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
+    listed = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
     if listed.returncode:
-        raise BaselineError(f"git ls-files in {root} failed: {_last_line(listed.stderr)}")
+        raise BaselineError(f"git ls-files in {root} failed: {last_line(listed.stderr)}")
     into.mkdir()
     for name in sorted(set(listed.stdout.decode(errors="surrogateescape").split("\0"))):
         source = root / name
@@ -191,7 +153,7 @@ def check_imports(tree: Path, env: dict) -> dict:
     done = subprocess.run([sys.executable, "-c", PROBE], cwd=tree, env=env,
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     if done.returncode:
-        raise BaselineError(f"cannot import gammon.cli in {tree}: {_last_line(done.stderr)}")
+        raise BaselineError(f"cannot import gammon.cli in {tree}: {last_line(done.stderr)}")
     found = json.loads(done.stdout.strip().splitlines()[-1])
     root = tree.resolve()
     for name, origin in found["modules"].items():
@@ -244,7 +206,7 @@ def run_gammon(tree: Path, env: dict, args: list[str], stdin: str | None = None
     cpu = _children_cpu() - cpu
     if done.returncode:
         raise RunError(f"gammon {' '.join(args)} in {tree} exited with {done.returncode}: "
-                       f"{_last_line(done.stderr)}")
+                       f"{last_line(done.stderr)}")
     return wall, cpu, done.stdout
 
 
@@ -341,7 +303,7 @@ def time_serve_http(tree: Path, env: dict, requests: int, bot: str) -> dict:
             if line is None:
                 server.wait(timeout=10)
                 raise RunError(f"serve-http in {tree} exited with {server.returncode} before "
-                               f"serving: {_last_line(''.join(said))}")
+                               f"serving: {last_line(''.join(said))}")
             found = re.search(r"http://[^\s:/]+:(\d+)", line)
             if found:
                 port = int(found.group(1))
@@ -387,7 +349,7 @@ def compare_with(commit: str, scratch: Path, rounds: int, positions: int, reques
     on each side (after one untimed ``hint`` on each when ``warmup``); the per-round ratios
     are current/baseline time."""
     trees = {"current": snapshot_worktree(scratch / "current"),
-             "baseline": extract_revision(commit, scratch / "baseline")}
+             "baseline": extract_tree(commit, scratch / "baseline")}
     envs = {side: environment(tree, threads) for side, tree in trees.items()}
     imports = {}
     for side, tree in trees.items():

@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import io
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from functools import partial
@@ -37,52 +34,20 @@ from engine.formats import posid  # noqa: E402
 from engine.movegen import legal_plays  # noqa: E402
 from engine.rules import STANDARD, VARIANTS, variant  # noqa: E402
 from engine.sample import from_random_play  # noqa: E402
+from eval.bench.revision import (BaselineError, extract_revision,  # noqa: E402
+                                 resolve_revision)
 
 BATCHES = (1, 64, 1024, 8192)
 GNUBG_PAIRED_BATCH = 1024  # with --baseline, gnubg takes its turns in this batch size's rounds
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-class BaselineError(Exception):
-    """The baseline revision cannot be resolved, archived or imported (a one-line reason)."""
-
-
-def _git(args: list[str], root: Path = REPO_ROOT) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=120)
-    except FileNotFoundError:
-        raise BaselineError("git is not installed") from None
-
-
-def resolve_revision(rev: str, root: Path = REPO_ROOT) -> str:
-    """The full commit id of ``rev`` in the repository at ``root``."""
-    if not rev or rev.startswith("-"):
-        raise BaselineError(f"bad revision {rev!r}")
-    found = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root)
-    if found.returncode:
-        why = found.stderr.decode(errors="replace").strip().splitlines()
-        raise BaselineError(f"revision {rev!r} not found in {root}"
-                            + (f" ({why[-1]})" if why else ""))
-    return found.stdout.decode().strip()
-
-
 def load_baseline_legal_plays(commit: str, into: str, root: Path = REPO_ROOT):
     """``legal_plays`` of ``engine/movegen.py`` at ``commit``, imported from a copy of that
     revision's ``engine`` folder extracted under ``into`` as package
     ``baseline_engine_<short commit>`` (the engine imports itself relatively only)."""
-    archive = _git(["archive", "--format=tar", commit, "engine"], root)
-    if archive.returncode:
-        why = archive.stderr.decode(errors="replace").strip().splitlines()
-        raise BaselineError(f"git archive {commit[:12]} engine failed"
-                            + (f": {why[-1]}" if why else ""))
     name = f"baseline_engine_{commit[:12]}"
-    stage = Path(into) / "archive"
-    stage.mkdir()
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
-            tar.extractall(stage, filter="data")
-        else:
-            tar.extractall(stage)
+    stage = extract_revision(commit, Path(into) / "archive", root, ("engine",))
     (stage / "engine").rename(Path(into) / name)
     sys.path.insert(0, str(into))
     try:

@@ -18,13 +18,11 @@ games/s, the median of each and the median of the per-round ratios B/A.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from contextlib import contextmanager
@@ -32,16 +30,13 @@ from pathlib import Path
 
 import engine.game
 import engine.movegen
+from eval.bench.revision import BaselineError, extract_revision, last_line, resolve_revision
 from model.policy import NetEvaluator
 from train.config import Config
 from train.trainer import Trainer
 
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-class BaselineError(Exception):
-    """The baseline revision cannot be resolved, archived or run (a one-line reason)."""
 
 
 class Stopwatch:
@@ -102,42 +97,10 @@ def measure(games: int, hidden: int, parallel: int, threads: int, seed: int = 1,
             "encoding": encoding, "save_seconds": save}
 
 
-def _git(args: list[str], root: Path = REPO_ROOT) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=120)
-    except FileNotFoundError:
-        raise BaselineError("git is not installed") from None
-
-
-def _last_line(stream: bytes | str) -> str:
-    if isinstance(stream, bytes):
-        stream = stream.decode(errors="replace")
-    lines = stream.strip().splitlines()
-    return lines[-1] if lines else ""
-
-
-def resolve_revision(rev: str, root: Path = REPO_ROOT) -> str:
-    """The full commit id of ``rev`` in the repository at ``root``."""
-    if not rev or rev.startswith("-"):
-        raise BaselineError(f"bad revision {rev!r}")
-    found = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root)
-    if found.returncode:
-        why = _last_line(found.stderr)
-        raise BaselineError(f"revision {rev!r} not found in {root}" + (f" ({why})" if why else ""))
-    return found.stdout.decode().strip()
-
-
-def extract_revision(commit: str, into: Path, root: Path = REPO_ROOT) -> Path:
-    """The tree of ``commit`` (``git archive``) extracted into the new folder ``into``."""
-    archive = _git(["archive", "--format=tar", commit], root)
-    if archive.returncode:
-        raise BaselineError(f"git archive {commit[:12]} failed: {_last_line(archive.stderr)}")
-    into.mkdir()
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
-            tar.extractall(into, filter="data")
-        else:
-            tar.extractall(into)
+def extract_tree(commit: str, into: Path, root: Path = REPO_ROOT) -> Path:
+    """The tree of ``commit`` extracted into the new folder ``into``; it must have the
+    self-play benchmark."""
+    extract_revision(commit, into, root)
     if not ((into / "train" / "bench.py").is_file()
             or (into / "train" / "bench" / "__main__.py").is_file()):
         raise BaselineError(f"revision {commit[:12]} has no train.bench")
@@ -158,7 +121,7 @@ def _check_imports(tree: Path) -> None:
     done = subprocess.run([sys.executable, "-c", probe], cwd=tree, env=_environment(tree),
                           capture_output=True, text=True, timeout=120)
     if done.returncode:
-        raise BaselineError(f"cannot find the packages of {tree}: {_last_line(done.stderr)}")
+        raise BaselineError(f"cannot find the packages of {tree}: {last_line(done.stderr)}")
     for origin in done.stdout.split():
         if not Path(origin).resolve().is_relative_to(tree.resolve()):
             raise BaselineError(f"a run in {tree} would import {origin}")
@@ -179,7 +142,7 @@ def run_tree(tree: Path, games: int, hidden: int, parallel: int, threads: int) -
 def compare_with(commit: str, games: int, hidden: int, parallel: int, threads: int,
                  rounds: int, scratch: Path, report=print) -> dict:
     """Today's tree and ``commit``'s in turns (ABBA...), ``rounds`` runs each."""
-    trees = {"current": REPO_ROOT, "baseline": extract_revision(commit, scratch / "baseline")}
+    trees = {"current": REPO_ROOT, "baseline": extract_tree(commit, scratch / "baseline")}
     for tree in trees.values():
         _check_imports(tree)
     runs = {"current": [], "baseline": []}
