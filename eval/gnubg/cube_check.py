@@ -201,7 +201,6 @@ def _from_rows(rows: list, meta: dict, path: Path) -> CubeData:
 
 def check(data: CubeData, path: Path | str = "data") -> None:
     """CubeDataError naming the first thing wrong with the data's values."""
-    from engine.formats.posid import decode
     eq, p = data.equities, data.probabilities
     problems = [
         (len(data) == 0, "no positions"),
@@ -213,14 +212,21 @@ def check(data: CubeData, path: Path | str = "data") -> None:
          "a probability outside 0..1"),
         (any(parse_action(a) is None for a in data.actions), "an unknown cube action"),
     ]
-    for bad, what in problems:
+    first_problem(problems, data.posids, path, "cube data")
+
+
+def first_problem(problems: list[tuple[bool, str]], posids: list[str], path, what: str) -> None:
+    """CubeDataError for the first of ``problems`` (bad, why) that is bad, else for the
+    first Position ID that does not decode: '{path}: damaged {what}: why'."""
+    from engine.formats.posid import decode
+    for bad, why in problems:
         if bad:
-            raise CubeDataError(f"{path}: damaged cube data: {what}")
-    for posid in data.posids:
+            raise CubeDataError(f"{path}: damaged {what}: {why}")
+    for posid in posids:
         try:
             decode(posid)
         except ValueError as e:
-            raise CubeDataError(f"{path}: damaged cube data: {first_line(e)}") from None
+            raise CubeDataError(f"{path}: damaged {what}: {first_line(e)}") from None
 
 
 # ------------------------------------------------------------- gnubg's words and numbers

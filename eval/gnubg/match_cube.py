@@ -243,7 +243,6 @@ def load(path: Path | str = DATA_PATH) -> MatchCubeData:
 
 def check(data: MatchCubeData, path: Path | str = "data") -> None:
     """CubeDataError naming the first thing wrong with the data's values."""
-    from engine.formats.posid import decode
     p = data.probabilities
     problems = [
         (len(data) == 0, "no positions"),
@@ -261,14 +260,7 @@ def check(data: MatchCubeData, path: Path | str = "data") -> None:
              or not s.cube < s.away <= s.length for s in data.scores),
          "a score where the player on roll may not double"),
     ]
-    for bad, what in problems:
-        if bad:
-            raise CubeDataError(f"{path}: damaged match cube data: {what}")
-    for posid in data.posids:
-        try:
-            decode(posid)
-        except ValueError as e:
-            raise CubeDataError(f"{path}: damaged match cube data: {first_line(e)}") from None
+    gc.first_problem(problems, data.posids, path, "match cube data")
 
 
 # ------------------------------------------------------------- gnubg's words and numbers
