@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tempfile
 from functools import lru_cache
 from itertools import combinations
 from math import comb
@@ -41,6 +40,7 @@ import numpy as np
 
 from .board import flip
 from .dice import ROLL_WEIGHTS, ROLLS
+from .files import write_atomic
 
 POINTS = 6
 MAX_CHECKERS = 15
@@ -216,16 +216,9 @@ def read(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
 def write(path: Path, rolls: np.ndarray, first: np.ndarray) -> None:
     """Store the arrays (float32) with their checksum, whole or not at all."""
     rolls, first = rolls.astype(np.float32), first.astype(np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, rolls=rolls, first=first,
-                                sha256=np.array(checksum(rolls, first)))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, lambda f: np.savez_compressed(f, rolls=rolls, first=first,
+                                                     sha256=np.array(checksum(rolls, first))),
+                 parents=True)
 
 
 class BearoffDatabase:

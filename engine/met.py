@@ -301,7 +301,9 @@ def dump_met(met: MatchEquityTable) -> str:
 
 
 def save_met(met: MatchEquityTable, path: str | Path) -> None:
-    Path(path).write_text(dump_met(met))
+    """Write the table in the text format, whole or not at all (``engine.files``)."""
+    from .files import write_atomic
+    write_atomic(path, dump_met(met))
 
 
 def load_met(path: str | Path, tolerance: float = 0.01) -> MatchEquityTable:

@@ -3,13 +3,17 @@
 Every subcommand lives in its own module and registers itself with ``add_parser``; errors
 from bad input become one line on stderr and exit code 2, never a traceback. That holds
 for the parser's own errors too (an unknown option, a missing argument, a value of the
-wrong kind): one line naming the command, not argparse's usage block.
+wrong kind): one line naming the command, not argparse's usage block. A file that cannot be
+written (``engine.files.WriteError``: a full disk, a read-only filesystem, a folder that is
+missing or not writable, a run directory another process is using) is such an error too.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from engine.files import WriteError
 
 from . import commands
 from .errors import UsageError, one_line, quote
@@ -79,10 +83,11 @@ def main(argv: list[str] | None = None) -> int:
     if extra:
         return _error(command, f"unrecognized arguments: {quote(' '.join(extra))} "
                                f"(see {command} --help)")
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the lock of a run
     _tolerant_output()
     try:
         return args.run(args) or 0
-    except UsageError as e:
+    except (UsageError, WriteError) as e:
         return _error(command, e)
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)

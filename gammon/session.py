@@ -20,8 +20,8 @@ player on roll.
 from __future__ import annotations
 
 import datetime
+import os
 import re
-from pathlib import Path
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from engine import cube as cube_rules
 from engine.board import flip
 from engine.cube import PASS, Cube, CubeRules, legal_responses
 from engine.dice import opening_roll
+from engine.files import WriteError, write_atomic
 from engine.formats.diagram import diagram
 from engine.formats.matfile import (DOUBLE, DROP, PLAY, TAKE, Action, Game, Match, format_match,
                                     play_text)
@@ -165,11 +166,10 @@ class Session:
         """Write the match so far (the game in progress unfinished) to ``path``."""
         comments = {"Site": "gammon play",
                     "EventDate": datetime.date.today().strftime("%Y.%m.%d")}
-        try:
-            Path(path).expanduser().write_text(format_match(self.match, comments))
-        except (OSError, ValueError) as e:  # ValueError: a NUL in the name
-            reason = e.strerror if isinstance(e, OSError) and e.strerror else e
-            self.say(f"Cannot save to {quote(path)}: {reason}")
+        try:  # whole or not at all: a full disk leaves the previous file as it was
+            write_atomic(os.path.expanduser(path), format_match(self.match, comments))
+        except WriteError as e:
+            self.say(f"Cannot save to {quote(path)}: {e.reason}")
             return False
         games = len(self.match.games)
         self.say(f"Saved {games} game{'s' if games != 1 else ''} to {path} "

@@ -35,11 +35,12 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
 import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from engine.files import write_atomic
 
 from .encoding import WIDTHS  # inputs of each encoding
 
@@ -154,7 +155,9 @@ def is_bot_file(path: str | Path) -> bool:
 
 
 def write(path: str | Path, meta: dict, arrays: dict[str, np.ndarray]) -> int:
-    """Write a bot file atomically (temporary file, then rename); returns its size in bytes.
+    """Write a bot file atomically (``engine.files.write_atomic``: temporary file, then
+    rename); returns its size in bytes. ``engine.files.WriteError`` when it cannot be
+    written, the previous file untouched.
 
     ``meta`` gets ``format`` and ``version``; ``arrays`` are stored as float32.
     """
@@ -165,19 +168,9 @@ def write(path: str | Path, meta: dict, arrays: dict[str, np.ndarray]) -> int:
     check(meta, arrays, path)
     payload = {name: np.ascontiguousarray(a, dtype=np.float32) for name, a in arrays.items()}
     payload[META] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a bot file is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path.stat().st_size
+    # a bot file is meant to be shared: readable by all
+    return write_atomic(path, lambda f: np.savez_compressed(f, **payload), mode=0o644,
+                        parents=True)
 
 
 def read(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:

@@ -13,13 +13,14 @@ claims. A file with one network is still written as version 1, and read as befor
 
 from __future__ import annotations
 
-import os
+import io
 import pickle
-import tempfile
 import zipfile
 from pathlib import Path
 
 import torch
+
+from engine.files import write_atomic
 
 from .botfile import MAX_FILE_BYTES, check_regular_file, network_sizes, short
 from .encoding import width
@@ -36,25 +37,16 @@ class CheckpointError(ValueError):
 
 
 def save(path: str | Path, payload: dict) -> None:
-    """Write ``payload`` to ``path`` atomically: a temporary file, then a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``payload`` to ``path`` atomically (``engine.files.write_atomic``: a temporary
+    file, then a rename); ``engine.files.WriteError`` when it cannot be written, the
+    previous file untouched. torch serialises into memory first, so no error of its file
+    writer ever reaches the caller."""
     # the lowest version that describes the file: one network stays readable by version 1
     version = VERSION if payload.get("phases") else 1
     payload = {"format": FORMAT, "version": version, **payload}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would have made it
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    write_atomic(path, buffer.getbuffer(), parents=True)
 
 
 def model_payload(net: ValueNet, encoding: str, variant: str,

@@ -3,6 +3,11 @@ against pubeval, TensorBoard scalars, atomic checkpoints and exact resume.
 
 Also the run directory's rules (``run_files``, ``clear_run``, ``remove_stale_tmp``) and the
 checks of a checkpoint's training state before a run resumes from it (``resume_payload``).
+
+Every file of the run is written by ``engine.files``: whole or not at all, a failure being
+one ``WriteError``. A run that cannot write its checkpoint (or its evaluations) stops with
+that error, the previous checkpoint intact, unless ``keep_going_unsaved`` says to warn and
+train on.
 """
 
 from __future__ import annotations
@@ -10,9 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 import signal
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,6 +26,7 @@ import torch
 
 from engine.bearoff import settled
 from engine.board import flip
+from engine.files import WriteError, append_line, remove_temporaries, write_atomic
 from engine.outcomes import flip_outcomes
 from engine.phase import PHASES, classify
 from engine.rules import variant as get_variant
@@ -133,10 +137,18 @@ class Trainer:
     """One run: build or resume, then ``run()`` until the configured number of games."""
 
     def __init__(self, config: Config, out: str | Path, resume: dict | None = None,
-                 log=print, source: str | Path | None = None):
+                 log=print, source: str | Path | None = None,
+                 keep_going_unsaved: bool = False):
         """``resume``: a payload from ``resume_payload``; ``source`` names its file in the
-        CheckpointError raised when its training state cannot be restored."""
+        CheckpointError raised when its training state cannot be restored.
+        ``keep_going_unsaved``: when a checkpoint or evaluation cannot be written, warn
+        (``log``) and train on, instead of stopping with the WriteError."""
         self.config, self.out, self.log = config, Path(out), log
+        self.keep_going_unsaved = keep_going_unsaved
+        # the last checkpoint written (or resumed from) and the games it holds
+        self.last_checkpoint: Path | None = None
+        self.saved_games: int | None = None
+        self._evaluations_behind = False  # evaluations.jsonl lacks a line it could not take
         self.source = str(source) if source is not None else "checkpoint"
         t = config.train
         torch.manual_seed(t.seed)
@@ -179,6 +191,8 @@ class Trainer:
         self.pool = None  # self-play actors (``use_actors``); None: self-play here
         if resume is not None:
             self._restore(resume)
+            self.saved_games = self.counters.games
+            self.last_checkpoint = Path(source) if source is not None else None
 
     def use_actors(self, count: int, games_per_call: int = 256, device: str = "cpu") -> None:
         """Self-play on ``count`` Ray actors (``train.actors``; Ray must be started) from
@@ -339,7 +353,11 @@ class Trainer:
         if self.resumed:
             # a kill between an evaluation and the next checkpoint left a line the
             # checkpoint does not know; the resumed run plays that evaluation again
-            self._write_evaluations()
+            try:
+                self._write_evaluations()
+            except WriteError as e:
+                self._unwritten(e)
+                self._evaluations_behind = True
             self.resumed = False
         previous = self._install_stop_handlers()
         started = time.perf_counter()
@@ -367,7 +385,7 @@ class Trainer:
                 if cfg.run.checkpoint_every_games and c.games >= c.next_checkpoint:
                     c.seconds += time.perf_counter() - started
                     started = time.perf_counter()
-                    self.save()
+                    self._checkpoint()
                     c.next_checkpoint += cfg.run.checkpoint_every_games
             c.seconds += time.perf_counter() - started
             self.save()
@@ -458,31 +476,42 @@ class Trainer:
         else:
             self.log(f"{c.games} games: vs {result['opponent']} {result['win_rate']:.1%} wins, "
                      f"{result['ppg']:+.3f} ± {result['ppg_ci95']:.3f} ppg")
-        with open(self.out / "evaluations.jsonl", "a") as f:
-            f.write(json.dumps(result) + "\n")
+        try:
+            append_line(self.out / "evaluations.jsonl", json.dumps(result))
+        except WriteError as e:
+            self._unwritten(e)
+            self._evaluations_behind = True  # the next checkpoint rewrites the file
         return result
+
+    def _checkpoint(self) -> None:
+        """A checkpoint on the way: ``save``, a failure handled by ``_unwritten``."""
+        try:
+            self.save()
+        except WriteError as e:
+            self._unwritten(e)
+
+    def _unwritten(self, e: WriteError) -> None:
+        """A file of the run could not be written: stop (the WriteError goes up), or with
+        ``keep_going_unsaved`` say so and train on."""
+        if not self.keep_going_unsaved:
+            raise e
+        saved = ("no checkpoint yet" if self.saved_games is None
+                 else f"the last checkpoint holds {self.saved_games:,} games")
+        self.log(f"warning: {e}; training on unsaved ({saved})")
 
     def _write_evaluations(self) -> None:
         """evaluations.jsonl rewritten (atomically) from the history of the counters."""
         path = self.out / "evaluations.jsonl"
         if not self.counters.history and not path.exists():
             return
-        fd, tmp = tempfile.mkstemp(dir=self.out, prefix=path.name + ".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.writelines(json.dumps(r) + "\n" for r in self.counters.history)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, "".join(json.dumps(r) + "\n" for r in self.counters.history))
+        self._evaluations_behind = False
 
     # --- checkpoints -----------------------------------------------------------------------
 
     def save(self) -> None:
-        """Write the run checkpoint (for --resume) and the small model file (for play)."""
+        """Write the run checkpoint (for --resume) and the small model file (for play);
+        WriteError when one cannot be written (the previous file stays as it was)."""
         cfg = self.config
         model = self._model_payload()
         state = {
@@ -501,8 +530,11 @@ class Trainer:
                                                 else np.zeros((0, 6), np.float32)),
         }
         ckpt.save(self.out / "checkpoint.pt", state)
+        self.last_checkpoint, self.saved_games = self.out / "checkpoint.pt", self.counters.games
         ckpt.save(self.out / "model.pt", {**model, "config": cfg.to_dict(),
                                           "results": json.dumps(self.counters.history)})
+        if self._evaluations_behind:
+            self._write_evaluations()
 
     def _restore(self, payload: dict) -> None:
         """Continue from a checkpoint's payload (checked by ``resume_payload``); anything
@@ -770,7 +802,6 @@ def _check_pending(payload: dict) -> str | None:
 
 RUN_FILES = ("checkpoint.pt", "model.pt", "evaluations.jsonl")
 """The files that make a directory a run's (with TensorBoard's event files)."""
-_TMP_PREFIXES = tuple(name + "." for name in RUN_FILES)
 
 
 def run_files(out: str | Path) -> list[Path]:
@@ -790,14 +821,7 @@ def remove_stale_tmp(out: str | Path) -> list[Path]:
     """Remove the temporary files an interrupted atomic save left behind (``kill -9``
     between writing and renaming): ``checkpoint.pt.*.tmp``, ``model.pt.*.tmp``,
     ``evaluations.jsonl.*.tmp``. Returns what was removed."""
-    out = Path(out)
-    removed = []
-    if out.is_dir():
-        for p in out.iterdir():
-            if p.name.startswith(_TMP_PREFIXES) and p.name.endswith(".tmp") and p.is_file():
-                p.unlink(missing_ok=True)
-                removed.append(p)
-    return sorted(removed)
+    return remove_temporaries(out, RUN_FILES)
 
 
 def clear_run(out: str | Path) -> list[Path]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from engine.rules import VARIANTS
@@ -219,17 +220,14 @@ def match_file_names(path: str, count: int) -> list[str]:
 
 
 def _save_matches(args, matches: list, seed: int) -> None:
-    """One .mat file per match; a one-line error when one cannot be written."""
+    """One .mat file per match, each written whole or not at all; a one-line error
+    (``engine.files.WriteError``) when one cannot be written."""
+    from engine.files import write_atomic
     from engine.formats.matfile import format_match
     names = match_file_names(args.save, len(matches))
     for number, (match, name) in enumerate(zip(matches, names), 1):
         comments = {"Site": "gammon match", "Seed": str(seed), "Round": str(number)}
-        try:
-            with open(name, "w") as f:
-                f.write(format_match(match, comments))
-        except (OSError, ValueError) as e:
-            reason = e.strerror if isinstance(e, OSError) and e.strerror else e
-            raise UsageError(f"cannot save to {quote(name)}: {reason}") from None
+        write_atomic(os.path.expanduser(name), format_match(match, comments))
     print(f"saved {len(matches):,} matches to {names[0]}"
           + (f" .. {names[-1]}" if len(names) > 1 else ""), file=sys.stderr)
 
@@ -323,11 +321,10 @@ def _recorder(args, rules):
 def check_writable(path: str, what: str) -> None:
     """A usage error, before any game is played, for a file that cannot be written: a NUL
     in its name, a directory, a folder that does not exist or cannot be written."""
-    import os
     from pathlib import Path
     if not path or "\x00" in path:
         raise UsageError(f"{what} needs a file name, got {quote(path)}")
-    target = Path(path).expanduser()
+    target = Path(os.path.expanduser(path))  # ~user that does not exist: as it is
     try:
         if target.is_dir():
             raise UsageError(f"{what} {quote(path)} is a directory; give a file name")
@@ -341,16 +338,13 @@ def check_writable(path: str, what: str) -> None:
 
 
 def _save(args, recorder, result) -> None:
-    """Write the recorded games as a .mat file; a one-line error when it cannot."""
+    """Write the recorded games as a .mat file, whole or not at all; a one-line error
+    (``engine.files.WriteError``) when it cannot."""
+    from engine.files import write_atomic
     from engine.formats.matfile import format_match
     match = recorder.match((args.a, args.b), result.points, args.variant)
     comments = {"Site": "gammon match", "Seed": str(result.seed)}
-    try:
-        with open(args.save, "w") as f:
-            f.write(format_match(match, comments))
-    except (OSError, ValueError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else e
-        raise UsageError(f"cannot save to {quote(args.save)}: {reason}") from None
+    write_atomic(os.path.expanduser(args.save), format_match(match, comments))
     print(f"saved {len(match.games):,} games to {args.save}", file=sys.stderr)
 
 

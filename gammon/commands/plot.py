@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
@@ -91,7 +89,8 @@ def _quote(text: str, limit: int = 80) -> str:
 
 def draw(evaluations: list[dict], out: str | Path, title: str = "") -> None:
     """Write the learning curve as a PNG to ``out`` atomically; ImportError without
-    matplotlib. Uses the Agg canvas: no display, no pyplot state."""
+    matplotlib, ``engine.files.WriteError`` when it cannot be written. Uses the Agg
+    canvas: no display, no pyplot state."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter
@@ -120,18 +119,8 @@ def draw(evaluations: list[dict], out: str | Path, title: str = "") -> None:
     n = evaluations[-1].get("games")
     fig.suptitle(f"{title}: learning curve" + (f" ({n:,} games against pubeval per point)"
                                                if isinstance(n, int) else ""))
-    out = Path(out)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format="png")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from engine.files import write_atomic
+    write_atomic(out, lambda f: fig.savefig(f, format="png"))
 
 
 def run(args) -> int:
@@ -148,10 +137,13 @@ def run(args) -> int:
     except ImportError:
         raise UsageError(f"drawing needs matplotlib, which is not installed: {INSTALL}") \
             from None
+    from engine.files import WriteError, reason
     try:
         draw(evaluations, out, run_dir.resolve().name or str(run_dir))
-    except OSError as e:
-        raise UsageError(f"{out}: cannot write it ({e.strerror or e})") from None
+    except WriteError:  # one line: "cannot write OUT: No space left on device"
+        raise
+    except OSError as e:  # from the drawing itself
+        raise WriteError(out, reason(e), e.errno) from None
     print(f"wrote {out}: {len(evaluations)} evaluations, "
           f"{evaluations[0]['games_trained']:,} to {evaluations[-1]['games_trained']:,} "
           "games trained")

@@ -7,7 +7,10 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 from pathlib import Path
+
+from engine.files import WriteError, reason
 
 from ..errors import UsageError
 
@@ -22,6 +25,14 @@ model.pt (the network alone: play it with net:DIR/model.pt), evaluations.jsonl a
 TensorBoard logs (tensorboard --logdir DIR). A directory that already holds a run is
 refused unless --resume continues that run or --overwrite deletes its files first.
 Ctrl-C or SIGTERM saves a checkpoint and exits (exit code 130 or 143).
+
+One process at a time trains in a run directory: it holds DIR/.lock (its pid and command
+line) while it runs, and a second `gammon train` on the same directory, with or without
+--resume, is refused naming the first. The lock of a process that died (kill -9, a power
+loss) is taken over with a note. Reading a run (gammon plot, net:DIR/model.pt) needs none.
+A checkpoint that cannot be written (a full disk, a read-only filesystem) stops the run
+with one line saying so (exit code 2); the previous checkpoint stays intact, and --resume
+continues from it. --keep-going-unsaved warns and trains on instead.
 
 Every key of the config has a range (train/config.py); a value outside it, an unknown key
 or a value of the wrong type is refused with the key's name.
@@ -62,6 +73,10 @@ def add_parser(sub) -> None:
                    help="delete the run in --out first (checkpoint.pt, model.pt, "
                         "evaluations.jsonl, TensorBoard event files)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--keep-going-unsaved", action="store_true",
+                   help="when a checkpoint or evaluation cannot be written (a full disk), "
+                        "warn and train on instead of stopping; the run still stops if its "
+                        "final checkpoint cannot be written")
     p.add_argument("--actors", type=int, default=None, metavar="N",
                    help="play the games on N Ray actors (each a process with its own "
                         "batch of games); this process learns and sends them the weights. "
@@ -116,27 +131,20 @@ def _load(args):
     return config, payload
 
 
-def _check_out(out: Path, args) -> None:
-    """Refuse a run directory that cannot be one, or that holds another run, before
-    anything is written."""
-    from train.trainer import run_files
+def _owns(out: Path, args) -> bool:
+    """Whether --resume continues the run in ``out``."""
+    return bool(args.resume) and out.resolve() == Path(args.resume).resolve().parent
+
+
+def _check_place(out: Path, args) -> None:
+    """Refuse a run directory that cannot be one, before anything is written (before its
+    lock is taken)."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: exists and is not a directory (the run directory, --out)")
-    own = bool(args.resume) and out.resolve() == Path(args.resume).resolve().parent
-    if args.overwrite and own:
+    if args.overwrite and _owns(out, args):
         raise UsageError(f"--overwrite would delete the run that --resume continues "
                          f"({args.resume}); drop --overwrite")
     if out.is_dir():
-        files = run_files(out)
-        if files and not own and not args.overwrite:
-            names = [p.name for p in files if not p.name.startswith("events.")]
-            if len(names) < len(files):
-                names.append("TensorBoard event files")
-            names = ", ".join(names)
-            hint = (f"use --resume {out / 'checkpoint.pt'} to continue it"
-                    if (out / "checkpoint.pt").is_file() else "use another --out")
-            raise UsageError(f"{out} already holds a run ({names}); {hint}, or --overwrite "
-                             "to delete it and start again")
         if not os.access(out, os.W_OK | os.X_OK):
             raise UsageError(f"{out}: the run directory is not writable")
         return
@@ -149,6 +157,22 @@ def _check_out(out: Path, args) -> None:
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{out}: cannot create the run directory ({parent} is not "
                          "writable)")
+
+
+def _check_out(out: Path, args) -> None:
+    """Refuse a run directory that holds another run (checked holding its lock)."""
+    from train.trainer import run_files
+    if out.is_dir():
+        files = run_files(out)
+        if files and not _owns(out, args) and not args.overwrite:
+            names = [p.name for p in files if not p.name.startswith("events.")]
+            if len(names) < len(files):
+                names.append("TensorBoard event files")
+            names = ", ".join(names)
+            hint = (f"use --resume {out / 'checkpoint.pt'} to continue it"
+                    if (out / "checkpoint.pt").is_file() else "use another --out")
+            raise UsageError(f"{out} already holds a run ({names}); {hint}, or --overwrite "
+                             "to delete it and start again")
 
 
 def _prepare_out(out: Path, args) -> None:
@@ -194,23 +218,41 @@ def _start_actors(args) -> None:
 
 
 def run(args) -> int:
+    from ..outputs import claim
     config, payload = _load(args)
+    out = Path(args.resume).parent if args.resume and not args.out else Path(config.run.out)
+    _check_place(out, args)
+    with claim(out, args, "use another --out"):  # one process per run directory
+        _check_out(out, args)
+        return _train(args, config, payload, out)
+
+
+def _train(args, config, payload, out: Path) -> int:
+    """The run, its directory ``out`` locked by this process."""
     _start_actors(args)
     import torch  # noqa: F401  (imported late: --help stays fast)
-    from tqdm import tqdm
 
     from train.trainer import Trainer
-    out = Path(args.resume).parent if args.resume and not args.out else Path(config.run.out)
-    _check_out(out, args)
     try:
         trainer = Trainer(config, out, resume=payload, source=args.resume,
-                          log=lambda text: print(text, file=sys.stderr))
+                          log=lambda text: print(text, file=sys.stderr),
+                          keep_going_unsaved=args.keep_going_unsaved)
     except ValueError as e:  # CheckpointError: damaged training state; no CUDA device
         raise UsageError(str(e)) from None
     _prepare_out(out, args)
     if args.actors:
         trainer.use_actors(args.actors, device=args.actor_device or "cpu")
     writer = _writer(out)
+    try:
+        return _run(args, config, trainer, writer, out)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _run(args, config, trainer, writer, out: Path) -> int:
+    """Train to the end (or a stop), with the progress bar; the exit code."""
+    from tqdm import tqdm
     total = config.train.games
     done = trainer.counters.games
     print(f"training {config.model.encoding} net {list(config.model.hidden)} on "
@@ -226,8 +268,8 @@ def run(args) -> int:
         except ActorError as e:
             raise UsageError(f"{e} (checkpoint saved: resume with --resume "
                              f"{out / 'checkpoint.pt'})") from None
-    if writer is not None:
-        writer.close()
+        except WriteError as e:
+            raise UsageError(_stopped_unsaved(e, trainer, args)) from None
     if trainer.stop_requested:
         name = signal.Signals(trainer.stop_signal).name if trainer.stop_signal else "a signal"
         status = f"stopped by {name} (checkpoint saved)"
@@ -245,11 +287,71 @@ def run(args) -> int:
     return 0
 
 
+def _stopped_unsaved(e: WriteError, trainer, args) -> str:
+    """The one line of a run stopped by a file it could not write: what and why, where it
+    stopped, and the checkpoint that is left to resume from."""
+    saved = trainer.last_checkpoint
+    if saved is None:
+        kept = "no checkpoint was written"
+    else:
+        kept = (f"{saved} ({trainer.saved_games:,} games) is intact: --resume {saved} "
+                "continues from it")
+    tip = "" if args.keep_going_unsaved else "; --keep-going-unsaved trains on without saving"
+    return f"{e}; the run stopped at {trainer.counters.games:,} games, {kept}{tip}"
+
+
 def _writer(out: Path):
-    """A TensorBoard writer, or None (with a note) when tensorboard is missing."""
+    """A TensorBoard writer (``_Board``), or None (with a note) when tensorboard is missing
+    or its log folder cannot be made."""
     try:
         from torch.utils.tensorboard import SummaryWriter
     except ImportError:
         print("note: tensorboard is not installed; no TensorBoard logs", file=sys.stderr)
         return None
-    return SummaryWriter(log_dir=str(out / "tensorboard"))
+    folder = out / "tensorboard"
+    try:
+        return _Board(SummaryWriter(log_dir=str(folder)), folder)
+    except OSError as e:
+        print(f"warning: {WriteError(folder, reason(e))}; no TensorBoard logs",
+              file=sys.stderr)
+        return None
+
+
+class _Board:
+    """TensorBoard's writer, whose failure to write (a full disk) is one warning line and
+    the end of the TensorBoard logs, not a traceback; training goes on (its checkpoints,
+    which it cannot do without, stop it if they cannot be written). Its writer thread's
+    own report of the failure is silenced while the board is open: the warning says it."""
+
+    def __init__(self, writer, folder: Path):
+        self.writer, self.folder = writer, folder
+        self._previous_hook = threading.excepthook
+        threading.excepthook = self._thread_failed
+
+    def add_scalar(self, *args, **kwargs) -> None:
+        self._call("add_scalar", *args, **kwargs)
+
+    def flush(self) -> None:
+        self._call("flush")
+
+    def close(self) -> None:
+        self._call("close")
+        self.writer = None
+        if threading.excepthook == self._thread_failed:
+            threading.excepthook = self._previous_hook
+
+    def _call(self, name: str, *args, **kwargs) -> None:
+        if self.writer is None:
+            return
+        try:
+            getattr(self.writer, name)(*args, **kwargs)
+        except OSError as e:
+            self.writer = None
+            print(f"warning: {WriteError(self.folder, reason(e))}; no more TensorBoard logs "
+                  "(training goes on)", file=sys.stderr)
+
+    def _thread_failed(self, hook_args) -> None:
+        if issubclass(hook_args.exc_type, OSError) and \
+                type(hook_args.thread).__name__ == "_AsyncWriterThread":
+            return  # tensorboard's writer thread: its next call raises it, and we say so
+        self._previous_hook(hook_args)
