@@ -9,7 +9,8 @@ evaluations log: opening it, writing the line, flushing it. One more case hits a
 limit of the system (RLIMIT_FSIZE) in a subprocess, for the whole way from torch to the
 command line. The writers: a run's checkpoint.pt, model.pt and evaluations.jsonl (gammon
 train), a bot file (export), .mat files (match --save, one match and a series; play's
-save), the learning curve PNG (plot), a match equity table and the bear-off cache.
+save), the learning curve PNG (plot), a match equity table, the bear-off cache and
+the GNU Backgammon judges' data files.
 
 ``CASES`` counts the faults tried; the last test prints the total.
 """
@@ -410,6 +411,26 @@ def test_bearoff_cache(tmp_path, monkeypatch, step, code, capsys):
     small = np.zeros((2, 3), dtype=np.float32)
     with pytest.raises(WriteError, match=f"^cannot write {out}: {os.strerror(code)}$"):
         bearoff.write(out, small, small)
+    assert hits == [step]
+    assert out.read_bytes() == PREVIOUS
+    no_temporaries(tmp_path)
+
+
+@CODES
+@ATOMIC_STEPS
+@pytest.mark.parametrize("judge", ["cube_check", "match_cube"])
+def test_gnubg_judges_data_files(tmp_path, monkeypatch, step, code, judge):
+    """The GNU Backgammon judges' --generate writes: their committed data saved again."""
+    from eval.gnubg import cube_check, match_cube
+    out = tmp_path / f"{judge}.jsonl"
+    out.write_bytes(PREVIOUS)
+    hits = inject(monkeypatch, out.name, step, code)
+    with pytest.raises(WriteError, match=f"^cannot write {out}: {os.strerror(code)}$"):
+        if judge == "cube_check":
+            cube_check.save(cube_check.load(), out)
+        else:
+            rows = [json.loads(line) for line in match_cube.DATA_PATH.read_text().splitlines()]
+            match_cube.save(rows[1:], rows[0]["meta"], out)
     assert hits == [step]
     assert out.read_bytes() == PREVIOUS
     no_temporaries(tmp_path)

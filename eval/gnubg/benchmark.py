@@ -65,6 +65,7 @@ from engine.dice import opening_roll
 from engine.movegen import Plays, legal_plays
 from engine.outcomes import equity_of_five
 from engine.rules import variant
+from engine.files import WriteError, write_atomic
 from eval.gnubg.cli import OneLineParser, UsageError, first_line
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "gnubg_benchmark.npz"
@@ -147,12 +148,10 @@ class BenchmarkData:
 
 def save(data: BenchmarkData, path: Path) -> None:
     """Write the data as a compressed .npz (the meta as a JSON string)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as f:
-        np.savez_compressed(f, boards=data.boards, dice=data.dice, phase=data.phase,
-                            counts=data.counts, afterstates=data.afterstates,
-                            equity=data.equity, meta=np.array(json.dumps(data.meta)))
+    write_atomic(path, lambda f: np.savez_compressed(
+        f, boards=data.boards, dice=data.dice, phase=data.phase, counts=data.counts,
+        afterstates=data.afterstates, equity=data.equity, meta=np.array(json.dumps(data.meta))),
+        parents=True)
 
 
 def missing_message(path: Path) -> str:
@@ -608,7 +607,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.generate:
             return _generate(args, positions, seed)
         return _benchmark(args, positions, seed)
-    except (UsageError, BenchmarkDataError) as e:
+    except (UsageError, BenchmarkDataError, WriteError) as e:
         print(f"gnubg_benchmark: error: {first_line(e)}", file=sys.stderr)
         return 2
 

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.files import WriteError, write_atomic
 from eval.gnubg.cli import OneLineParser, UsageError, first_line, probability_bot
 from eval.gnubg.driver import (
     GnubgError,
@@ -134,8 +135,6 @@ def record_of(entry: dict) -> dict:
 
 def save(data: CubeData, path: Path) -> None:
     """Write the data as JSON lines: the meta first, then one position a line."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps({"meta": data.meta})]
     for i in range(len(data)):
         nd, dt, dp = (round(float(x), 3) for x in data.equities[i])
@@ -143,7 +142,7 @@ def save(data: CubeData, path: Path) -> None:
             "posid": data.posids[i], "no_double": nd, "double_take": dt, "double_pass": dp,
             "action": data.actions[i], "evaluator": data.evaluators[i],
             "probabilities": [round(float(p), 3) for p in data.probabilities[i]]})))
-    path.write_text("\n".join(lines) + "\n")
+    write_atomic(path, "\n".join(lines) + "\n", parents=True)
 
 
 def missing_message(path: Path) -> str:
@@ -623,7 +622,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.positions is not None:
             raise UsageError("--positions goes with --generate")
         return _check(args, margin, seed)
-    except (UsageError, CubeDataError, GnubgError) as e:
+    except (UsageError, CubeDataError, GnubgError, WriteError) as e:
         print(f"gnubg_cube_check: error: {first_line(e)}", file=sys.stderr)
         return 2
 

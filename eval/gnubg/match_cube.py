@@ -63,6 +63,7 @@ from pathlib import Path
 import numpy as np
 
 from eval.gnubg import cube_check as gc
+from engine.files import WriteError, write_atomic
 from eval.gnubg.cli import UsageError, first_line, probability_bot
 from eval.gnubg.cube_check import CubeDataError, _aligned, agreement, clear_cut, gnubg_decisions
 from eval.gnubg.driver import (
@@ -213,9 +214,9 @@ def record_of(e: dict, score: Score) -> dict:
 
 
 def save(records: list[dict], meta: dict, path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(json.dumps(r) for r in [{"meta": meta}, *records]) + "\n")
+    """Write the data as JSON lines, the meta first, whole or not at all."""
+    write_atomic(path, "\n".join(json.dumps(r) for r in [{"meta": meta}, *records]) + "\n",
+                 parents=True)
 
 
 def load(path: Path | str = DATA_PATH) -> MatchCubeData:
@@ -549,7 +550,7 @@ def main(argv: list[str] | None = None) -> int:
         print(report_json(rows, data, args.data) if args.json
               else format_table(rows, data, args.data))
         return 0
-    except (UsageError, CubeDataError, GnubgError) as e:
+    except (UsageError, CubeDataError, GnubgError, WriteError) as e:
         print(f"gnubg_match_cube: error: {first_line(e)}", file=sys.stderr)
         return 2
 

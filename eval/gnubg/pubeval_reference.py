@@ -158,10 +158,9 @@ def main(argv: list[str] | None = None) -> None:
     picked = sample_cases(boards, dice, args.cases, np.random.default_rng(args.seed))
     rows = [reference_case(gnubg, boards[i], int(dice[i, 0]), int(dice[i, 1]))
             for i in picked]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w") as f:
-        for row in rows:
-            f.write(json.dumps(row, separators=(",", ":")) + "\n")
+    from engine.files import write_atomic
+    write_atomic(args.out, "".join(json.dumps(row, separators=(",", ":")) + "\n"
+                                   for row in rows), parents=True)
     kinds = kind_of(boards[picked])
     summary = {k: int((kinds == k).sum()) for k in KIND_SHARE}
     print(f"wrote {len(rows)} cases to {args.out} "
