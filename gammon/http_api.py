@@ -35,8 +35,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from .batching import Batcher
 from eval.analysis import analyze_cube, ranked_many
+
+from .batching import Batcher
 from .errors import UsageError
 from .external import GRACE, MAX_CLIENTS, TIMEOUT, clip, finish_connections, quote
 from .positions import read_die, read_position
