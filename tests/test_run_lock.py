@@ -24,28 +24,11 @@ import torch
 from engine import files
 from engine.files import LOCK_NAME, DirectoryInUse, WriteError, lock_directory, lock_holder
 from inprocess import gammon
+from tiny_run import tiny_config
 from train.trainer import Trainer, resume_payload
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMMON = [sys.executable, "-m", "gammon.cli"]
-
-TINY = """\
-[model]
-hidden = [8]
-[train]
-games = {games}
-parallel_games = 32
-update_every = 512
-batch_size = 64
-threads = 1
-seed = 13
-[eval]
-every_games = 64
-games = 4
-[run]
-checkpoint_every_games = 64
-"""
-
 
 def _held_by(out: Path, proc: subprocess.Popen, timeout: float = 120) -> None:
     """Wait until ``proc`` holds the lock of ``out`` and has written a checkpoint."""
@@ -62,7 +45,7 @@ def _held_by(out: Path, proc: subprocess.Popen, timeout: float = 120) -> None:
 
 def test_a_second_run_is_refused_and_a_dead_runs_lock_is_taken_over(tmp_path):
     config, out = tmp_path / "tiny.toml", tmp_path / "run"
-    config.write_text(TINY.format(games=10_000_000))
+    config.write_text(tiny_config(games=10_000_000, seed=13))
     first = subprocess.Popen(GAMMON + ["train", "--config", str(config), "--out", str(out),
                                        "--no-progress"],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -18,32 +18,15 @@ import torch
 
 from gammon.cli import main
 from train.config import Config
+from tiny_run import tiny_config
 from train.trainer import Trainer, clear_run, remove_stale_tmp, resume_payload, run_files
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMMON = [sys.executable, "-m", "gammon.cli"]
 
-TINY = """\
-[model]
-hidden = [8]
-[train]
-games = {games}
-parallel_games = 32
-update_every = 512
-batch_size = 64
-threads = 1
-seed = 11
-[eval]
-every_games = {every}
-games = 8
-[run]
-checkpoint_every_games = {checkpoint}
-"""
-
-
 def tiny(tmp_path, games=64, every=0, checkpoint=0) -> Path:
     path = tmp_path / f"tiny-{games}.toml"
-    path.write_text(TINY.format(games=games, every=every, checkpoint=checkpoint))
+    path.write_text(tiny_config(games=games, every=every, checkpoint=checkpoint, eval_games=8))
     return path
 
 

@@ -34,6 +34,7 @@ import pytest
 from engine import files
 from engine.files import WriteError, append_line, write_atomic
 from inprocess import gammon
+from tiny_run import tiny_config
 
 ROOT = Path(__file__).resolve().parent.parent
 ERRNOS = {"ENOSPC": errno.ENOSPC, "EROFS": errno.EROFS, "EACCES": errno.EACCES}
@@ -42,24 +43,6 @@ STEPS = {"create": "_create", "write": "_write", "fsync": "_fsync", "replace": "
          "open": "_open_append"}
 CASES = {"faults": 0}
 PREVIOUS = b"the previous file, which must survive\n"
-
-TINY = """\
-[model]
-hidden = [8]
-[train]
-games = 64
-parallel_games = 32
-update_every = 512
-batch_size = 64
-threads = 1
-seed = 11
-[eval]
-every_games = 64
-games = 4
-[run]
-checkpoint_every_games = 64
-"""
-
 
 def inject(monkeypatch, name: str, step: str, code: int, append: bool = False) -> list:
     """Make ``step`` of ``engine.files`` fail with ``code`` for the file called ``name``
@@ -132,7 +115,7 @@ def base_run(tmp_path_factory) -> Path:
     """A run of 64 games: a checkpoint, a model file, one evaluation."""
     folder = tmp_path_factory.mktemp("base")
     config = folder / "tiny.toml"
-    config.write_text(TINY)
+    config.write_text(tiny_config())
     result = gammon("train", "--config", config, "--out", folder / "run", "--no-progress")
     assert result.returncode == 0, result.stderr
     assert (folder / "run" / "evaluations.jsonl").is_file()
