@@ -31,6 +31,7 @@ from . import botfile
 from .bomb import BombInput, plain_boards
 from .encoding import _POINT_UNITS, encoder, fold_bomb
 from .match_cube import ScoreAware
+from .rows import padded
 
 _PAIR_OFFSETS = (np.arange(12) * 31 * 31)[None, :]  # first row of each pair of points
 
@@ -123,8 +124,9 @@ class NumpyNet:
         return out
 
     def _softmax(self, boards: np.ndarray) -> np.ndarray:
-        """This network alone: (N, 26) -> (N, 6) float32."""
-        z = self.logits(boards)
+        """This network alone: (N, 26) -> (N, 6) float32 (padded inside
+        ``model.rows.batch_independent``, as ``model.policy.NetEvaluator``'s)."""
+        z = self.logits(padded(boards))[:len(boards)]
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return (z / z.sum(axis=1, keepdims=True)).astype(np.float32)
 

@@ -23,6 +23,7 @@ from .encoding import CLASSIC_PLUS, encoder, fold_bomb
 from .lookahead import check_plies, evaluate_plays
 from .match_cube import ScoreAware
 from .net import ValueNet
+from .rows import padded
 
 
 class NetEvaluator:
@@ -70,7 +71,15 @@ class NetEvaluator:
 
     @torch.no_grad()
     def _probabilities(self, net: ValueNet, encoding: str, boards: np.ndarray) -> np.ndarray:
-        """One network on boards (N, 26) int8 -> (N, 6) float32."""
+        """One network on boards (N, 26) int8 -> (N, 6) float32.
+
+        Inside ``model.rows.batch_independent`` (rollouts) the batch is padded to a
+        multiple of ``model.rows.ROW_BLOCK`` rows: a board's probabilities are then the
+        same bit for bit whatever else is in its batch."""
+        return self._padded_probabilities(net, encoding, padded(boards))[:len(boards)]
+
+    def _padded_probabilities(self, net: ValueNet, encoding: str,
+                              boards: np.ndarray) -> np.ndarray:
         if encoding in CLASSIC_PLUS and self.device.type == "cpu":
             more = CLASSIC_PLUS[encoding]
             logits = net.forward_boards(boards, self.checkers,

@@ -11,7 +11,10 @@ cube state, a match score and a variant, it answers:
 - ``analyze_position`` / ``analyze_cube`` (``cube``): the probabilities, cubeless and
   cubeful equities and the proper cube action before the roll, for money play (the cube as
   it lies) or at a match score (match winning chances and their EMG);
-- ``evaluator``: the probability source of a bot, the one thing the cube analysis needs.
+- ``evaluator``: the probability source of a bot, the one thing the cube analysis needs;
+- ``rollout`` (``rollout``): Monte-Carlo values of positions before the roll, every trial
+  of every position in lock-step through the game loop, with standard errors
+  (``RolloutSettings`` says how, one ``RolloutResult`` per position).
 
 The depth is the bot's: ``net:PATH@N`` looks N plies ahead (``model.lookahead``), 0-ply
 being the net alone; a new depth (rollouts) is one more bot or evaluator behind the same
@@ -27,6 +30,9 @@ from eval.analysis.cube import (CRAWFORD, DEAD, OWNED, REASON_WORDS, MatchLookAh
                                 no_double_reason)
 from eval.analysis.plays import (CubeView, equity_type, play_probabilities, ranked,
                                  ranked_many, ranked_with_loss)
+from eval.analysis.rollouts import Result as RolloutResult
+from eval.analysis.rollouts import RolloutError, paired_difference, rollout
+from eval.analysis.rollouts import Settings as RolloutSettings
 
 
 class NoProbabilities(ValueError):
@@ -46,5 +52,6 @@ def evaluator(bot):
 __all__ = ["CRAWFORD", "DEAD", "OWNED", "REASON_WORDS", "CubeView", "MatchLookAhead",
            "NoProbabilities", "analyze_cube", "analyze_match_cube", "analyze_money_cube",
            "analyze_position", "cube_action", "equity_type", "evaluator", "is_match",
-           "met_words", "no_double_reason", "play_probabilities", "ranked", "ranked_many",
-           "ranked_with_loss"]
+           "met_words", "no_double_reason", "paired_difference", "play_probabilities",
+           "ranked", "ranked_many", "ranked_with_loss", "RolloutError", "RolloutResult",
+           "RolloutSettings", "rollout"]

@@ -1,7 +1,7 @@
 """The subcommands of ``gammon``, one module each."""
 
 from . import (analyze, choose, cube, explode, export, hint, match, met, moves, play, plot,
-               serve_external, serve_http, show, tournament, train)
+               rollout, serve_external, serve_http, show, tournament, train)
 
-ALL = [moves, show, explode, hint, choose, match, tournament, analyze, cube, met, train,
-       export, plot, play, serve_external, serve_http]
+ALL = [moves, show, explode, hint, choose, match, tournament, analyze, cube, rollout, met,
+       train, export, plot, play, serve_external, serve_http]

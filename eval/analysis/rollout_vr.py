@@ -1,0 +1,114 @@
+"""Variance reduction of rollouts: the luck of each roll, as GNU Backgammon's lookahead
+variance reduction measures it at 0-ply.
+
+Before the player on roll plays the roll he rolled, the value of every one of the 21 rolls
+is computed: the 0-ply probabilities (for him) of the position after his best 0-ply play
+of that roll (``model.lookahead.best_replies``: 21 rolls x all positions through the move
+generator and the net at once). The luck of the roll he rolled is its value minus the mean
+of the 21 values, each weighted by its chance (1/36 a double, 2/36 the others). Its mean
+over the rolls is exactly 0, whatever the values are, so a trial's result minus the sum of
+its luck is an unbiased estimate of the position's value with a smaller variance: the
+luck the dice handed out along the trial is taken out. Applied to the six outcome
+probabilities as a vector (and so to the five and to the cubeless equity, all linear in
+them).
+
+A position is valued once however many trials reach it (the trials of one position share
+it at their first ply, and often at their second); batches are cut so that the generator
+and the net see about ``model.lookahead.GENERATOR_BATCH`` boards at a time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine import outcomes
+from engine.board import flip
+from engine.dice import ROLL_WEIGHTS, ROLLS
+from model.encoding import fold_bomb, unfold_bomb
+from model.lookahead import best_replies
+
+POSITIONS_PER_CALL = 32  # positions x 21 rolls per call of best_replies (672 boards)
+
+
+def six(probs: np.ndarray) -> np.ndarray:
+    """Six exclusive outcomes (N, 6) of six (passed through) or gnubg's five (N, 5)."""
+    p = np.asarray(probs, dtype=np.float32)
+    if p.shape[-1] == 6:
+        return p
+    w, wg, wbg, lg, lbg = (p[:, i] for i in range(5))
+    return np.stack([wbg, wg - wbg, w - wg, 1 - w - lg, lg - lbg, lbg], axis=1)
+
+
+class SourceEvaluator:
+    """A bare probability source ``boards -> (N, 6|5)`` (gnubg's nets) dressed as the
+    evaluator the look-ahead asks: six outcomes, ``after_play`` and ``rules``."""
+
+    encoding = "classic"
+
+    def __init__(self, evaluate, rules):
+        self.evaluate, self.rules = evaluate, rules
+
+    def __call__(self, boards: np.ndarray) -> np.ndarray:
+        if len(boards) == 0:
+            return np.zeros((0, 6), dtype=np.float32)
+        return six(self.evaluate(boards))
+
+    def after_play(self, afterstates: np.ndarray) -> np.ndarray:
+        return outcomes.after_play(self, afterstates, self.rules)
+
+
+def as_evaluator(evaluate, rules):
+    """``evaluate`` if it already is a look-ahead evaluator (a net's), else wrapped."""
+    if callable(getattr(evaluate, "after_play", None)) and hasattr(evaluate, "rules"):
+        return evaluate
+    return SourceEvaluator(evaluate, rules)
+
+
+def folded(evaluator, boards: np.ndarray, bomb: np.ndarray | None) -> np.ndarray:
+    """Boards as the evaluator reads them: Nuclear's bomb folded in for a net of the
+    nuclear encoding, the boards themselves otherwise."""
+    if bomb is None or getattr(evaluator, "encoding", None) != "nuclear":
+        return boards
+    return fold_bomb(boards, bomb)
+
+
+def roll_values(evaluator, boards: np.ndarray, bomb: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """For positions before the roll, boards (N, 26) from the player on roll (``bomb``
+    (N,) relative to him, Nuclear): his best 0-ply play of each of the 21 rolls and its
+    0-ply probabilities for him. Returns (values (N, 21, 6) float64, afterstates
+    (N, 21, 26) int8 as the rules read them, not flipped)."""
+    n = len(boards)
+    values = np.empty((n, len(ROLLS), 6), dtype=np.float64)
+    after = np.empty((n, len(ROLLS), 26), dtype=np.int8)
+    if n == 0:
+        return values, after
+    seen = folded(evaluator, np.ascontiguousarray(boards, dtype=np.int8), bomb)
+    rows = np.ascontiguousarray(seen).view(np.dtype((np.void, 26))).reshape(-1)
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    unique = seen[first]  # each position once
+    u_values = np.empty((len(unique), len(ROLLS), 6), dtype=np.float64)
+    u_after = np.empty((len(unique), len(ROLLS), 26), dtype=np.int8)
+    for start in range(0, len(unique), POSITIONS_PER_CALL):
+        part = unique[start:start + POSITIONS_PER_CALL]
+        replies, probs = best_replies(evaluator, flip(part))  # (k*21, 26), (k*21, 6)
+        if getattr(evaluator, "encoding", None) == "nuclear":
+            replies = unfold_bomb(replies)[0]
+        u_values[start:start + len(part)] = probs.reshape(len(part), len(ROLLS), 6)
+        u_after[start:start + len(part)] = replies.reshape(len(part), len(ROLLS), 26)
+    inverse = inverse.reshape(-1)
+    values[:] = u_values[inverse]
+    after[:] = u_after[inverse]
+    return values, after
+
+
+def luck(values: np.ndarray, rolled: np.ndarray) -> np.ndarray:
+    """The luck of the rolls rolled, for the player who rolled: values (N, 21, 6) of
+    ``roll_values``, rolled (N,) rows of ``ROLLS`` -> (N, 6) float64, the rolled roll's
+    value minus the chance-weighted mean of the 21."""
+    mean = (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
+    return values[np.arange(len(values)), rolled] - mean
+
+
+__all__ = ["POSITIONS_PER_CALL", "SourceEvaluator", "as_evaluator", "folded", "luck",
+           "roll_values", "six"]
