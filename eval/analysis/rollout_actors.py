@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from eval.bots.cube import probability_source
+
 from .rollouts import (CAPACITY, Result, Roots, Settings, Trials, cube_player, make_roots,
-                      probability_source, rollout)
+                       rollout)
 from .rollout_dice import BLOCK
 
 PIECE = 4 * CAPACITY  # trials a worker plays in one call at most

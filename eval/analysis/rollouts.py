@@ -69,6 +69,7 @@ from engine.cube_policy import CubeBot, tell_score
 from engine.match import MatchContext, MatchScore
 from engine.outcomes import FIVE, OUTCOME_POINTS, certain, to_five
 from engine.rules import variant as get_variant
+from eval.bots.cube import probability_source
 from model.cube import EFFICIENCY, cubeful_equity
 
 from .rollout_dice import TrialDice, roll_index
@@ -689,13 +690,6 @@ def local_runner(player, evaluator, roots: Roots, settings: Settings, progress=N
     def run(pos, trial):
         return Trials(player, evaluator, roots, settings, capacity, progress).run(pos, trial)
     return run
-
-
-def probability_source(bot):
-    """The bot's evaluator (boards -> probabilities; ``eval.analysis.evaluator``'s), or None
-    for a bot without one."""
-    from eval.bots.cube import probability_source as source
-    return source(bot)
 
 
 def check_bot(settings: Settings, has_probabilities: bool) -> None:
