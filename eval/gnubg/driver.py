@@ -204,3 +204,58 @@ def parse_action(text: str) -> tuple[bool, bool] | None:
     if head not in ACTION_WORDS or tail not in RESPONSE_WORDS:
         return None
     return head in ("Double", "Redouble"), tail != "pass"
+
+
+# ------------------------------------------------------- gnubg on a (pseudo) terminal
+
+def run_gnubg_on_terminal(script: str | Sequence[str], gnubg: str | None = None,
+                          timeout: float = SECONDS) -> str:
+    """gnubg's output of a script run as ``gnubg -t -q`` with its standard output a
+    pseudo-terminal: some of what gnubg prints (a rollout's table) it prints only to a
+    terminal. The script comes on stdin, the output with its line ends as '\\n'. The
+    same errors as ``run_gnubg``; a clean HOME of its own."""
+    import pty
+    import select
+    import time
+    program = gnubg or find_gnubg()
+    if program is None:
+        raise GnubgError(NOT_INSTALLED)
+    with tempfile.TemporaryDirectory(prefix="gnubg-home-") as home:
+        master, slave = pty.openpty()
+        try:
+            proc = subprocess.Popen([program, "-t", "-q"], stdin=subprocess.PIPE,
+                                    stdout=slave, stderr=slave, env=gnubg_env(home),
+                                    close_fds=True, start_new_session=True)
+        except OSError as e:
+            os.close(master)
+            os.close(slave)
+            raise GnubgError(f"running {program}: {first_line(e)}") from None
+        os.close(slave)
+        chunks: list[bytes] = []
+        try:
+            proc.stdin.write(script_text(script).encode())
+            proc.stdin.close()
+            deadline = time.monotonic() + timeout
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    proc.kill()
+                    raise GnubgError(f"running {program}: no end after {timeout:g} s")
+                ready, _, _ = select.select([master], [], [], min(left, 1.0))
+                if not ready:
+                    if proc.poll() is not None:
+                        break
+                    continue
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # EIO: the terminal's other end is closed
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+        finally:
+            os.close(master)
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+    return b"".join(chunks).decode(errors="replace").replace("\r\n", "\n").replace("\r", "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from dataclasses import replace
 
 from engine.board import flip
 from engine.formats.matchid import CENTRED
@@ -12,6 +13,7 @@ from engine.plan import plan_names
 from engine.rules import VARIANTS
 from eval.analysis import (CubeView, analyze_position, is_match, met_words,
                            ranked_with_loss)
+from eval.analysis.rollouts import RolloutError
 from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
@@ -20,6 +22,8 @@ from ..match_state import (add_score_options, check_money_rules, match_fields, o
 from ..options import (add_cube_options, add_plies_option, bot_name, check_in_play, cube_model,
                        cube_settings)
 from ..positions import read_roll
+from ..rollout_options import (add_rollout_flag, check_rollout_args, check_rollout_bot,
+                               progress_bar, rollout_seed, rollout_settings, settings_words)
 from ..tables import ply_cells, probability_cells, probability_header
 
 HELP = f"""\
@@ -67,6 +71,15 @@ resignation are ignored (the cube action before the roll). At a match score the 
 with --cube-value or --cube-owner (or a money Match ID) values the cube as it lies (the
 Match ID's Jacoby flag is not read: --jacoby says it).
 
+With --rollout the numbers come from rollouts instead of the network's guess: the cube
+part from cubeful rollouts of "no double" and "double, take" on the same dice (the cube
+played inside every trial; "double, pass" is exact), each equity with its standard error,
+and the difference double/take - no double with its paired 95% interval; the plays of
+--dice from rollouts of the plays the move filter keeps, on the same dice, their losses
+with paired intervals (as `gammon hint --rollout`). Settings as for `gammon rollout`:
+--trials (default 1,296), --seed, --truncate, --no-vr, --no-quasi, --no-bearoff; --plies
+is the depth of the bot's checker play in the trials. The take point is not shown.
+
 The bot must estimate probabilities: net:PATH (net: alone for the shipped
 checkpoints/default.pt, the default) or gnubg.
 
@@ -78,6 +91,7 @@ examples:
   gammon analyze 4HPwATDgc/ABMA --dice 3 1 --json
   gammon analyze 4HPwATDgc/ABMA --dice 3 1 --plies 1
   gammon analyze 4HPwATDgc/ABMA --dice 31 --cubeful --jacoby
+  gammon analyze 4HPwATDgc/ABMA --rollout --trials 144 --seed 1
 """
 
 
@@ -97,6 +111,7 @@ def add_parser(sub) -> None:
                    help="variant (default: standard)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_plies_option(p)
+    add_rollout_flag(p, "the cube decision (and the plays of --dice) on the same dice")
     p.set_defaults(run=run)
 
 
@@ -132,9 +147,16 @@ def run(args) -> int:
     if args.cubeful and is_match(state):
         raise UsageError("--cubeful ranks plays by money equity: at a match score the plays "
                          "are ranked by match winning chance (drop --cubeful)")
+    check_rollout_args(args)
     bot, evaluate, efficiency = cube_model(args)
     plies = 0 if is_match(state) else getattr(bot, "plies", 0)  # at a score: a 0-ply cube
-    result = analyze_position(evaluate, board, state, efficiency, jacoby, beavers, plies)
+    settings = None
+    if args.rollout:
+        settings = rollout_settings(args, rollout_seed(args), cubeful=True)
+        check_rollout_bot(settings, bot)
+        result = _rolled_out(args, bot, board, state, settings)
+    else:
+        result = analyze_position(evaluate, board, state, efficiency, jacoby, beavers, plies)
     out = {"posid": posid.strip(), "bot": bot_name(args), "efficiency": efficiency,
            "jacoby": jacoby, "beavers": beavers, **result,
            "plans": {"on_roll": plan_names(board[None])[0],
@@ -148,8 +170,13 @@ def run(args) -> int:
         cube = CubeView(efficiency, jacoby, beavers) if args.cubeful else None
         out["dice"] = dice
         out["play_equity"] = "cubeful" if cube is not None else "cubeless"
-        out["plays"] = ranked_with_loss(bot, board, *dice, variant=args.variant, cube=cube,
-                                        state=state)
+        if settings is not None:
+            out["plays"] = _rolled_plays(args, bot, board, dice, state, settings)
+            if is_match(state):
+                out["play_equity"] = "mwc"  # the mover's match winning chance after it
+        else:
+            out["plays"] = ranked_with_loss(bot, board, *dice, variant=args.variant,
+                                            cube=cube, state=state)
         if is_match(state) and getattr(bot, "score_label", "") == "MWC":
             out["play_equity"] = "mwc"  # ranked by the mover's match winning chance
     if args.json:
@@ -157,6 +184,49 @@ def run(args) -> int:
     else:
         print(report(out, state), end="")
     return 0
+
+
+def _rolled_out(args, bot, board, state, settings) -> dict:
+    """The cube part by rollouts (``eval.analysis.rollout_decisions.rollout_cube``)."""
+    from eval.analysis.rollout_decisions import rollout_cube
+    settings = replace(settings, double_at_start=False)
+    with progress_bar(2 * settings.trials, args) as bar:
+        try:
+            result = rollout_cube(bot, board, settings, state, progress=bar.update)
+        except RolloutError as e:
+            raise UsageError(str(e)) from None
+    result["cube_plies"] = 0
+    result["rollout"] = {"bot": bot_name(args), **settings.to_dict(is_match(state))}
+    return result
+
+
+def _rolled_plays(args, bot, board, dice, state, settings) -> list[dict]:
+    """The plays of --dice by rollouts, as ``ranked_with_loss``'s rows (equity and loss)
+    with each one's standard errors, the loss's paired 95% interval and the trials."""
+    from eval.analysis.rollout_decisions import rollout_plays
+    settings = replace(settings, cubeful=args.cubeful)
+    with progress_bar(FILTER_PLAYS * settings.trials, args) as bar:
+        try:
+            rows = rollout_plays(bot, board, *dice, settings, state, progress=bar.update)
+        except RolloutError as e:
+            raise UsageError(str(e)) from None
+    out = []
+    for r in rows:
+        d = r["difference"] or {"mean": -0.0, "se": 0.0, "ci95": [-0.0, -0.0]}
+        ci = d["ci95"]
+        out.append({"rank": r["rank"], "play": r["play"], "equity": r["equity"]["mean"],
+                    "loss": 0.0 - d["mean"], "result": r["result"],
+                    "probabilities": r["probabilities"], "equity_se": r["equity"]["se"],
+                    "loss_se": d["se"], "loss_ci95": None if ci is None else [-ci[1], -ci[0]],
+                    "trials": r["trials"]})
+    return out
+
+
+def _se(a: dict, key: str) -> str:
+    """'  s.e. 0.0123' after a rolled-out equity (nothing without a rollout)."""
+    se = a.get("stderr", {}).get(key)
+    return "" if "stderr" not in a or key not in a["stderr"] else (
+        "  s.e. -" if se is None else f"  s.e. {se:.4f}")
 
 
 def _money_cube_words(state) -> str:
@@ -173,25 +243,38 @@ def _cube_lines(a: dict, state) -> list[str]:
     match score in MWC and EMG."""
     c = a["cubeful"]
     if not is_match(state):
-        return [
-            f"{'cubeless equity':24}{a['cubeless_equity']:+.4f}",
-            "cubeful equities (per cube" + (f", {a['cube_plies']}-ply" if a.get("cube_plies")
-                                              else "") + "):",
-            f"{'  no double':24}{c['no_double']:+.4f}",
-            f"{'  double, take':24}{c['double_take']:+.4f}",
-            f"{'  double, pass':24}{c['double_pass']:+.4f}",
-            f"{'proper cube action':24}{a['decision']}",
-            f"{'take point':24}{a['take_point']:.1%} (the opponent has "
-            f"{a['taker_chances']:.1%})",
-        ]
+        lines = [f"{'cubeless equity':24}{a['cubeless_equity']:+.4f}"
+                 + _se(a, "cubeless_equity"),
+                 "cubeful equities (per cube" + (f", {a['cube_plies']}-ply"
+                                                  if a.get("cube_plies") else "") + "):"]
+        lines += [f"{'  ' + label:24}{c[key]:+.4f}" + _se(a, key)
+                  for key, label in (("no_double", "no double"), ("double_take", "double, take"),
+                                     ("double_pass", "double, pass")) if key in c]
+        lines += _difference_lines(a)
+        lines.append(f"{'proper cube action':24}{a['decision']}")
+        if "take_point" in a:
+            lines.append(f"{'take point':24}{a['take_point']:.1%} (the opponent has "
+                         f"{a['taker_chances']:.1%})")
+        return lines
     e = a["cubeful_emg"]
-    rows = [("cubeless", a["cubeless_mwc"], a["cubeless_emg"]), ("cubeful equities:", None, None)]
-    rows += [(f"  {name.replace('_', ' ').replace('double ', 'double, ')}", c[name], e[name])
-             for name in ("no_double", "double_take", "double_pass")]
+    rows = [("cubeless", a["cubeless_mwc"], a["cubeless_emg"], "cubeless_mwc"),
+            ("cubeful equities:", None, None, None)]
+    rows += [(f"  {name.replace('_', ' ').replace('double ', 'double, ')}", c[name], e[name],
+              name) for name in ("no_double", "double_take", "double_pass") if name in c]
     lines = [f"{'':24}{'MWC':>8}{'EMG':>9}"]
-    lines += [(f"{label:24}" + ("" if mwc is None else f"{mwc:8.2%}{emg:+9.4f}")).rstrip()
-              for label, mwc, emg in rows]
-    return lines + [f"{'proper cube action':24}{a['decision']}"]
+    lines += [(f"{label:24}" + ("" if mwc is None else f"{mwc:8.2%}{emg:+9.4f}"
+                                + _se(a, key))).rstrip()
+              for label, mwc, emg, key in rows]
+    return lines + _difference_lines(a) + [f"{'proper cube action':24}{a['decision']}"]
+
+
+def _difference_lines(a: dict) -> list[str]:
+    """The rollout's paired difference double/take - no double, with its interval."""
+    d = a.get("double_take_minus_no_double")
+    if d is None:
+        return []
+    ci = "" if d["ci95"] is None else f" (95%: {d['ci95'][0]:+.4f} .. {d['ci95'][1]:+.4f})"
+    return [f"{'  take - no double':24}{d['mean']:+.4f}{ci}"]
 
 
 def _plan_lines(a: dict) -> list[str]:
@@ -243,12 +326,30 @@ def report(a: dict, state=None) -> str:
             probs = "probabilities" in plays[0]
             ply_header, ply_cell = ply_cells(plays)
             column = "MWC" if a.get("play_equity") == "mwc" else "equity"
+            rolled = "loss_ci95" in plays[0]
             lines.append(f"{'#':>4}  {'play':<{width}}  {ply_header}{column:>8}  "
-                         f"{'loss':>7}  "
+                         + (f"{'s.e.':>6}  " if rolled else "") + f"{'loss':>7}  "
+                         + (f"{'95% interval of the loss':>24}  " if rolled else "")
                          + (f"{probability_header()}  " if probs else "") + "result")
         for r in plays:
             lines.append(f"{r['rank']:>4}  {r['play']:<{width}}  {ply_cell(r)}"
-                         f"{r['equity']:+8.4f}  {r['loss']:7.4f}  "
+                         f"{r['equity']:+8.4f}  " + (_se_cell(r) if rolled else "")
+                         + f"{r['loss']:7.4f}  " + (_loss_interval(r) if rolled else "")
                          + (f"{probability_cells(r)}  " if "probabilities" in r else "")
                          + r["result"])
+    if "rollout" in a:
+        plays_words = ("" if plays is None or a.get("play_equity") != "cubeless"
+                       else "; the plays rolled out cubeless")
+        lines += ["", f"rollout: {a['trials']:,} trials on the same dice for each decision; "
+                      + settings_words(a["rollout"]) + plays_words]
     return "\n".join(lines) + "\n"
+
+
+def _se_cell(r: dict) -> str:
+    return f"{'-' if r['equity_se'] is None else format(r['equity_se'], '.4f'):>6}  "
+
+
+def _loss_interval(r: dict) -> str:
+    ci = r["loss_ci95"]
+    text = "" if ci is None or r["rank"] == 1 else f"{ci[0]:+.4f} .. {ci[1]:+.4f}"
+    return f"{text:>24}  "

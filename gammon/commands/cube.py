@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 
 from engine.rules import VARIANTS
 
@@ -11,7 +12,10 @@ from eval.analysis import MatchLookAhead, analyze_position, cube_action
 
 from ..errors import UsageError, quote
 from ..match_state import add_score_options, check_money_rules, options_state, read_at_score
-from ..options import add_cube_options, add_plies_option, check_in_play, cube_model, cube_settings
+from ..options import (add_cube_options, add_plies_option, bot_name, check_in_play, cube_model,
+                       cube_settings)
+from ..rollout_options import (add_rollout_flag, check_rollout_args, check_rollout_bot,
+                               progress_bar, rollout_seed, rollout_settings)
 from ..positions import answer_lines
 
 HELP = """\
@@ -50,12 +54,23 @@ on. The score and cube options apply to the plain Position IDs (a POSID:MATCHID 
 them is an error line), --jacoby and --beavers to the money lines, and --plies makes each
 match line an error line.
 
+With --rollout the action comes from cubeful rollouts instead (the cube played inside
+every trial by the bot's cube heads): "no double" (the cube as it lies) and "double, take"
+(twice the cube, the opponent's) on the same dice, "double, pass" exact; the JSON line
+then also holds "rollout": the three equities (money per cube, or MWC at a match score),
+the paired difference double/take - no double, each with its standard error and 95%
+interval, and the settings (--trials, --seed, --truncate, --no-vr, --no-quasi, --no-bearoff
+as for `gammon rollout`; --plies is the depth of the bot's checker play in the trials).
+Where the player on roll may not double only "no double" is rolled out and the response
+is null.
+
 examples:
   gammon cube 4HPwATDgc/ABMA
   gammon cube 4HPwATDgc/ABMA:cAkAAAAAAAAA
   gammon cube 4HPwATDgc/ABMA --score 5-5 --length 7
   gammon cube 4HPwATDgc/ABMA --score 6-3 --length 7 --crawford
   printf '4HPwATDgc/ABMA\\n' | gammon cube --batch --beavers
+  gammon cube 4HPwATDgc/ABMA --rollout --trials 144 --seed 1
 """
 
 
@@ -72,6 +87,7 @@ def add_parser(sub) -> None:
     add_cube_options(p)
     add_score_options(p)
     add_plies_option(p)
+    add_rollout_flag(p, "no double and double/take on the same dice")
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
     p.set_defaults(run=run)
@@ -89,12 +105,48 @@ def answer(evaluate, efficiency: float, args, text: str, plies: int = 0) -> dict
     _, jacoby, beavers = cube_settings(args)
     if state is not None and not getattr(args, "batch", False):
         check_money_rules(args, state)  # in a stream they are for the money lines
+    if getattr(args, "rollout", False):
+        return rollout_answer(args, board, state)
     try:
         return cube_action(analyze_position(evaluate, board, state, efficiency, jacoby,
                                             beavers, plies))
     except MatchLookAhead:
         raise UsageError("the cube look-ahead (--plies, net:PATH@N) is for money play; at a "
                          "match score the cube action is 0-ply: drop the plies") from None
+
+
+def rollout_answer(args, board, state) -> dict:
+    """``answer`` by rollouts: the action, response and the rollout's numbers."""
+    from eval.analysis.rollout_decisions import rollout_cube
+    from eval.analysis.rollouts import RolloutError
+    settings = replace(args.rollout_settings, double_at_start=False)  # rollout_cube's
+    with progress_bar(2 * settings.trials, args) as bar:
+        try:
+            r = rollout_cube(args.rollout_bot, board, settings, state, progress=bar.update)
+        except RolloutError as e:
+            raise UsageError(str(e)) from None
+    out = cube_action(r)
+    keys = ("no_double", "double_take", "double_pass")
+    out["rollout"] = {
+        "equities": {k: r["cubeful"][k] for k in keys if k in r["cubeful"]},
+        "stderr": {k: r["stderr"].get(k, 0.0) for k in keys if k in r["cubeful"]},
+        "ci95": {k: r["ci95"].get(k, [r["cubeful"][k]] * 2) for k in keys if k in r["cubeful"]},
+        "unit": "mwc" if state is not None and state.length else "money per cube",
+        "trials": r["trials"],
+        "settings": {"bot": args.rollout_name, **settings.to_dict(bool(state and state.length))}}
+    if "double_take_minus_no_double" in r:
+        out["rollout"]["double_take_minus_no_double"] = r["double_take_minus_no_double"]
+    return out
+
+
+def prepare_rollout(args, bot) -> None:
+    """The rollout's settings and bot on ``args`` (before the first line is read)."""
+    check_rollout_args(args)
+    if not args.rollout:
+        return
+    settings = rollout_settings(args, rollout_seed(args), cubeful=True)
+    check_rollout_bot(settings, bot)
+    args.rollout_settings, args.rollout_bot, args.rollout_name = settings, bot, bot_name(args)
 
 
 def run(args) -> int:
@@ -104,7 +156,8 @@ def run(args) -> int:
         raise UsageError("give a POSID (or --batch)")
     check_money_rules(args, options_state(args))  # bad options: an error before any line
     bot, evaluate, efficiency = cube_model(args)
-    plies = getattr(bot, "plies", 0)
+    prepare_rollout(args, bot)
+    plies = 0 if args.rollout else getattr(bot, "plies", 0)
     if not args.batch:
         print(json.dumps(answer(evaluate, efficiency, args, args.posid, plies)))
         return 0

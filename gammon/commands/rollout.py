@@ -10,15 +10,15 @@ import sys
 
 from engine.outcomes import FIVE
 from engine.rules import VARIANTS
-from eval.analysis.rollouts import (DEFAULT_TRIALS, MAX_PLIES, MAX_TRIALS, SE_CHECK,
-                                   RolloutError, Settings)
+from eval.analysis.rollouts import DEFAULT_TRIALS, MAX_TRIALS, SE_CHECK, RolloutError, Settings
 from eval.bots.registry import DEFAULT_BOT, NET_PREFIX, draws_numbers, valid_names
 
 from ..errors import UsageError, quote
 from ..match_state import add_score_options, check_money_rules, options_state, read_at_score
-from ..options import (add_cube_model_options, add_plies_option, check_in_play, cube_settings,
-                       load_bot, with_plies)
-from ..positions import SEED_RANGE, input_lines, read_fraction, seed_type, whole_type
+from ..options import add_cube_model_options, add_plies_option, check_in_play, load_bot, with_plies
+from ..positions import input_lines, read_fraction, whole_type
+from ..rollout_options import (add_rollout_settings, check_rollout_bot, progress_bar,
+                               rollout_seed, rollout_settings, settings_words)
 
 MAX_ACTORS = 4096
 
@@ -99,19 +99,7 @@ def add_parser(sub) -> None:
                    help="gnubg Position ID, e.g. 4HPwATDgc/ABMA, or POSID:MATCHID")
     p.add_argument("--batch", action="store_true",
                    help="read one Position ID per line on stdin, answer one line each")
-    p.add_argument("--trials", type=whole_type("--trials", 1, MAX_TRIALS), default=None,
-                   metavar="N", help=f"trials per position, 1 to {MAX_TRIALS:,} (default "
-                                     f"{DEFAULT_TRIALS:,}; with --until-se the most)")
-    p.add_argument("--seed", type=seed_type, default=None,
-                   help=f"seed of the dice, {SEED_RANGE} (default: a fresh one, printed)")
-    p.add_argument("--truncate", type=whole_type("--truncate", 0, MAX_PLIES), default=None,
-                   metavar="N", help="stop each trial after N plies and take the net's value "
-                                     "of the position reached (0: of the position itself)")
-    p.add_argument("--no-vr", action="store_true", help="no variance reduction")
-    p.add_argument("--no-quasi", action="store_true",
-                   help="random dice from the first roll (no stratified first two rolls)")
-    p.add_argument("--no-bearoff", action="store_true",
-                   help="play races to the end instead of stopping in the bear-off database")
+    add_rollout_settings(p)
     p.add_argument("--cubeful", action="store_true",
                    help="the cube inside every trial, as the bot's cube heads decide")
     p.add_argument("--until-se", type=until_se_type, default=None, metavar="X",
@@ -131,22 +119,7 @@ def add_parser(sub) -> None:
     p.add_argument("--ray-address", metavar="ADDR", default=None,
                    help="with --actors: join the Ray cluster at ADDR")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(run=run)
-
-
-def settings_of(args, seed: int) -> Settings:
-    efficiency, jacoby, beavers = cube_settings(args)
-    settings = Settings(trials=DEFAULT_TRIALS if args.trials is None else args.trials,
-                        seed=seed, truncate=args.truncate, vr=not args.no_vr,
-                        quasi=not args.no_quasi, bearoff=not args.no_bearoff,
-                        cubeful=args.cubeful, efficiency=efficiency, jacoby=jacoby,
-                        beavers=beavers, until_se=args.until_se, variant=args.variant)
-    try:
-        settings.check()
-    except RolloutError as e:
-        raise UsageError(str(e)) from None
-    return settings
 
 
 def _check_actors(args, name: str) -> None:
@@ -202,17 +175,9 @@ def _roll(args, bot, name: str, boards, states, settings: Settings, bar):
         raise UsageError(str(e)) from None
 
 
-def _bar(total: int, args):
-    from tqdm import tqdm
-    # disable=None: tqdm turns itself off when stderr is not a terminal
-    return tqdm(total=total, unit="trial", disable=True if args.no_progress else None,
-                leave=False, dynamic_ncols=True)
-
-
 def run(args) -> int:
     import numpy as np
 
-    from eval.playing.match import new_seed
     if args.batch and args.posid is not None:
         raise UsageError("--batch reads positions from stdin; give no POSID")
     if not args.batch and args.posid is None:
@@ -221,21 +186,16 @@ def run(args) -> int:
     check_money_rules(args, given)
     if given is not None and given.length == 0 and not args.cubeful:
         given = None
-    seed = new_seed() if args.seed is None else args.seed
-    settings = settings_of(args, seed)
+    settings = rollout_settings(args, rollout_seed(args), args.cubeful, args.until_se)
     name = with_plies(args.bot, args.plies)
     _check_actors(args, name)
     bot = load_bot(name, args.seed, args.variant)
-    try:
-        from eval.analysis.rollouts import check_bot, probability_source
-        check_bot(settings, probability_source(bot) is not None)
-    except RolloutError as e:
-        raise UsageError(str(e)) from None
+    check_rollout_bot(settings, bot)
     if not args.batch:
         board, state = _read(args.posid, args, given)
         if state is not None and state.length:
             check_money_rules(args, state)
-        with _bar(settings.trials, args) as bar:
+        with progress_bar(settings.trials, args) as bar:
             result = _roll(args, bot, name, board[None], [state], settings, bar)[0]
         out = _fields(result, name)
         out = {"posid": args.posid.strip(), **out}
@@ -262,7 +222,7 @@ def _batch(args, bot, name, settings, given, np) -> int:
             continue
         good[state is not None and state.length > 0].append((i, board, state))
     total = sum(len(v) for v in good.values()) * settings.trials
-    with _bar(total, args) as bar:
+    with progress_bar(total, args) as bar:
         for rows in good.values():
             if not rows:
                 continue
@@ -336,7 +296,7 @@ def _text(out: dict, result) -> str:
             lines.append(f"{label:18}{out[key]:>+9.4f}{_num(se[key], 4):>9}   "
                          f"{_eq_interval(ci[key])}")
     lines.append(f"trials {out['trials']:,}, {out['mean_plies']:.1f} plies a trial")
-    lines.append("settings: " + _settings_words(out["settings"], result))
+    lines.append("settings: " + settings_words(out["settings"]))
     return "\n".join(lines)
 
 
@@ -350,28 +310,6 @@ def _pct_interval(ci) -> str:
 
 def _eq_interval(ci) -> str:
     return "-" if ci is None else f"{ci[0]:+.4f} .. {ci[1]:+.4f}"
-
-
-def _settings_words(s: dict, result) -> str:
-    words = [f"bot {s['bot']}", f"seed {s['seed']}", f"variant {s['variant']}"]
-    trials = f"{s['trials']:,} trials at most" if s["until_se"] else f"{s['trials']:,} trials"
-    if s["until_se"]:
-        trials += f" (until the s.e. is below {s['until_se']:g})"
-    words.append(trials)
-    words.append("dice quasi-random (first two rolls stratified)" if s["quasi"]
-                 else "dice random")
-    words.append(f"variance reduction {s['variance_reduction']}")
-    words.append(f"truncated after {s['truncate']} plies" if s["truncate"] is not None
-                 else "played to the end")
-    if s["bearoff"]:
-        words.append("stopped in the bear-off database")
-    if s["cubeful"]:
-        words.append(f"cubeful (efficiency {s['efficiency']:g}, Jacoby "
-                     f"{'on' if s['jacoby'] else 'off'}, beavers "
-                     f"{'on' if s['beavers'] else 'off'})")
-    else:
-        words.append("cubeless")
-    return ", ".join(words)
 
 
 __all__ = ["add_parser", "run"]
