@@ -186,7 +186,7 @@ def test_engine_never_imports_torch_when_run():
 
 ENTRY_POINTS = ("eval.bench.cli", "eval.bench.movegen", "eval.bots.random_probe",
                 "eval.gnubg.benchmark", "eval.gnubg.cube_check", "eval.gnubg.external_matches",
-                "eval.gnubg.match_cube", "eval.gnubg.pubeval_reference",
+                "eval.gnubg.match_cube", "eval.gnubg.pubeval_reference", "eval.gnubg.rollouts",
                 "eval.reports.cube_agreement", "eval.reports.plans",
                 "eval.reports.rollout_check", "eval.reports.variants",
                 "train.bench", "train.bench.gpu", "train.bench.scale")
