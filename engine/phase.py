@@ -45,3 +45,36 @@ def race_of_cells(cells: np.ndarray) -> np.ndarray:
 def classify(boards: np.ndarray) -> np.ndarray:
     """The phase of each board: (N, 26) int8 -> (N,) int8, CONTACT (0) or RACE (1)."""
     return is_race(boards).astype(np.int8)
+
+
+CRASHED_CHECKERS = 6  # gnubg's N
+
+
+def _sides(boards: np.ndarray) -> np.ndarray:
+    """Each side's checkers in play from its own view: (N, 2, 25) int, [..., i] on its
+    point i+1 (i = 24: its bar); side 0 the mover, side 1 the opponent."""
+    b = np.asarray(boards).astype(np.int64)
+    mover = np.concatenate([np.maximum(b[:, 1:25], 0), b[:, 25:26]], axis=1)
+    opponent = np.concatenate([np.maximum(-b[:, 24:0:-1], 0), -b[:, 0:1]], axis=1)
+    return np.stack([mover, opponent], axis=1)
+
+
+def is_crashed(boards: np.ndarray) -> np.ndarray:
+    """Whether each contact position is "crashed" as GNU Backgammon classifies it: (N,)
+    bool (False for races).
+
+    Our reading of gnubg's rule (ClassifyPosition, N = 6): a contact position is crashed
+    when either side has at most N checkers left in play, or at most N once the checkers
+    piled deep on its lowest points are set aside: with two or more on its one point, at
+    most N + (those on the one point) in play, or (with two or more on its two point too)
+    at most N on the rest plus one; with at most one on its one point, at most
+    N + (those on its two point) - 1 in play. Checked against gnubg-nn's classify.
+    """
+    sides = _sides(boards)  # (N, 2, 25)
+    tot = sides.sum(axis=2)
+    ace, two = sides[:, :, 0], sides[:, :, 1]
+    n = CRASHED_CHECKERS
+    piled = (ace > 1) & ((tot <= n + ace) | ((two > 1) & (1 + tot - (ace + two) <= n)))
+    thin = (ace <= 1) & (tot <= n + (two - 1))
+    crashed = ((tot <= n) | piled | thin).any(axis=1)
+    return crashed & ~is_race(boards)
