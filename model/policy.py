@@ -23,7 +23,7 @@ from .encoding import CLASSIC_PLUS, encoder, fold_bomb
 from .lookahead import check_plies, evaluate_plays
 from .match_cube import ScoreAware
 from .net import ValueNet
-from .rows import padded
+from .rows import padded, row_slices
 
 
 class NetEvaluator:
@@ -80,14 +80,24 @@ class NetEvaluator:
 
     def _padded_probabilities(self, net: ValueNet, encoding: str,
                               boards: np.ndarray) -> np.ndarray:
+        """The inputs of the whole batch at once, the network on its pieces
+        (``model.rows.row_slices``: one, outside ``batch_independent``)."""
         if encoding in CLASSIC_PLUS and self.device.type == "cpu":
             more = CLASSIC_PLUS[encoding]
-            logits = net.forward_boards(boards, self.checkers,
-                                        None if more is None else more(boards, self.checkers))
+            extra = None if more is None else more(boards, self.checkers)  # (N, F - 198)
+
+            def logits(rows: slice) -> torch.Tensor:
+                return net.forward_boards(boards[rows], self.checkers,
+                                          None if extra is None else extra[rows])
         else:
             x = torch.from_numpy(encoder(encoding)(boards, self.checkers)).to(self.device)
-            logits = net(x)
-        return torch.softmax(logits, dim=-1).float().cpu().numpy()
+
+            def logits(rows: slice) -> torch.Tensor:
+                return net(x[rows])
+        out = np.empty((len(boards), 6), dtype=np.float32)
+        for rows in row_slices(len(boards)):
+            out[rows] = torch.softmax(logits(rows), dim=-1).float().cpu().numpy()
+        return out
 
     def invalidate(self) -> None:
         """Forget the networks' cached tables (after their weights change)."""

@@ -13,8 +13,10 @@ probabilities as a vector (and so to the five and to the cubeless equity, all li
 them).
 
 A position is valued once however many trials reach it (the trials of one position share
-it at their first ply, and often at their second); batches are cut so that the generator
-and the net see about ``model.lookahead.GENERATOR_BATCH`` boards at a time.
+it at their first ply, and often at their second), and so is an afterstate however many of
+its rolls reach it (``Once``: about one in ten do); batches are cut so that the generator
+sees ``POSITIONS_PER_CALL`` positions x 21 rolls at a time. The nets' values do not depend
+on the batch (``model.rows.batch_independent``), so none of this changes a number.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from model.encoding import fold_bomb, unfold_bomb
 from model.lookahead import best_replies
 
 POSITIONS_PER_CALL = 32  # positions x 21 rolls per call of best_replies (672 boards)
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
+                 0x27D4EB2F165667C5], dtype=np.uint64)  # odd multipliers of a row's 4 words
 
 
 def six(probs: np.ndarray) -> np.ndarray:
@@ -72,6 +76,46 @@ def folded(evaluator, boards: np.ndarray, bomb: np.ndarray | None) -> np.ndarray
     return fold_bomb(boards, bomb)
 
 
+def distinct_rows(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One row per distinct board of boards (K, 26) int8: (first (U,) rows, inverse (K,)
+    with ``boards[first][inverse] == boards``). Sorts a 64-bit hash of each row, then checks
+    every merge against the rows themselves: exact, with a slower exact sort after a
+    collision."""
+    padded = np.zeros((len(boards), 32), dtype=np.uint8)  # a row as 4 words of 8 bytes
+    padded[:, :26] = boards.view(np.uint8)
+    words = padded.view(np.uint64)  # (K, 4)
+    hashed = words[:, 0] * _MIX[0]  # (K,) wrapping products
+    for column in range(1, 4):
+        hashed ^= words[:, column] * _MIX[column]
+    order = np.argsort(hashed)
+    ordered = hashed[order]
+    new = np.ones(len(order), dtype=bool)  # in sorted order: the first of its hash
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    merged = np.flatnonzero(~new)
+    if not (words[order[merged]] == words[order[merged - 1]]).all():  # a collision
+        rows = np.ascontiguousarray(boards).view(np.dtype((np.void, 26))).reshape(-1)
+        _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+        return first, inverse.reshape(-1)
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
+
+
+class Once:
+    """A look-ahead evaluator that values each distinct afterstate of a batch once
+    (``model.lookahead.best_replies`` asks for every play of 21 rolls, and different rolls
+    of a position often reach the same board)."""
+
+    def __init__(self, evaluator):
+        self.evaluator = evaluator
+        self.rules, self.encoding = evaluator.rules, getattr(evaluator, "encoding", None)
+
+    def after_play(self, afterstates: np.ndarray) -> np.ndarray:
+        """(K, 6) for the mover of afterstates (K, 26), as the evaluator's."""
+        first, inverse = distinct_rows(afterstates)
+        return self.evaluator.after_play(afterstates[first])[inverse]
+
+
 def roll_values(evaluator, boards: np.ndarray, bomb: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray]:
     """For positions before the roll, boards (N, 26) from the player on roll (``bomb``
@@ -89,9 +133,10 @@ def roll_values(evaluator, boards: np.ndarray, bomb: np.ndarray | None = None
     unique = seen[first]  # each position once
     u_values = np.empty((len(unique), len(ROLLS), 6), dtype=np.float64)
     u_after = np.empty((len(unique), len(ROLLS), 26), dtype=np.int8)
+    once = Once(evaluator)
     for start in range(0, len(unique), POSITIONS_PER_CALL):
         part = unique[start:start + POSITIONS_PER_CALL]
-        replies, probs = best_replies(evaluator, flip(part))  # (k*21, 26), (k*21, 6)
+        replies, probs = best_replies(once, flip(part))  # (k*21, 26), (k*21, 6)
         if getattr(evaluator, "encoding", None) == "nuclear":
             replies = unfold_bomb(replies)[0]
         u_values[start:start + len(part)] = probs.reshape(len(part), len(ROLLS), 6)
@@ -110,5 +155,5 @@ def luck(values: np.ndarray, rolled: np.ndarray) -> np.ndarray:
     return values[np.arange(len(values)), rolled] - mean
 
 
-__all__ = ["POSITIONS_PER_CALL", "SourceEvaluator", "as_evaluator", "folded", "luck",
-           "roll_values", "six"]
+__all__ = ["POSITIONS_PER_CALL", "Once", "SourceEvaluator", "as_evaluator", "distinct_rows",
+           "folded", "luck", "roll_values", "six"]
