@@ -35,7 +35,7 @@ def net():
 
 def test_candidate_plays_share_the_dice_and_are_paired(net):
     board = decode(OPENING)
-    settings = Settings(trials=TRIALS, seed=5)
+    settings = Settings(trials=TRIALS, seed=5, truncate=8)
     rows = rollout_plays(net, board, 3, 1, settings)
     plays = legal_plays(board[None], np.array([[3, 1]]))
     kept = filter_candidates(net, board, (3, 1), plays, settings.rules)
@@ -66,7 +66,7 @@ def test_a_play_that_ends_the_game_is_exact(net):
 
 
 def test_cube_by_rollout_pairs_no_double_and_double_take(net):
-    settings = Settings(trials=TRIALS, seed=3)
+    settings = Settings(trials=TRIALS, seed=3, truncate=10)
     board = decode(OPENING)
     r = rollout_cube(net, board, settings)
     nd = rollout(net, board[None], replace(settings, cubeful=True, double_at_start=False))[0]
@@ -106,13 +106,14 @@ def test_cube_by_rollout_at_a_match_score(net):
 
 def test_hint_rollout_json_and_text():
     r = gammon("hint", OPENING, "3", "1", "--rollout", "--trials", TRIALS, "--seed", 2,
-               "--json")
+               "--truncate", 6, "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["rollout"]["trials"] == TRIALS and out["rollout"]["seed"] == 2
     assert out["plays"][0]["play"] == "8/5 6/5" and out["plays"][0]["difference"] is None
     assert all(p["difference"]["se"] > 0 for p in out["plays"][1:])
-    text = gammon("hint", OPENING, "31", "--rollout", "--trials", TRIALS, "--seed", 2)
+    text = gammon("hint", OPENING, "31", "--rollout", "--trials", 12, "--seed", 2,
+                  "--truncate", 4)
     assert text.returncode == 0 and "8/5 6/5" in text.stdout.splitlines()[1]
     assert "on the same dice" in text.stdout and "seed 2" in text.stdout
 
@@ -122,11 +123,11 @@ def test_cube_and_analyze_rollout():
     out = json.loads(r.stdout)
     assert (out["action"], out["response"]) == ("too_good", "pass")
     assert set(out["rollout"]["equities"]) == {"no_double", "double_take", "double_pass"}
-    lines = gammon("cube", "--batch", "--rollout", "--trials", 8, "--seed", 1,
+    lines = gammon("cube", "--batch", "--rollout", "--trials", 8, "--seed", 1, "--truncate", 4,
                    stdin=f"{OPENING}\nnonsense\n").stdout.splitlines()
     assert "rollout" in json.loads(lines[0]) and "error" in json.loads(lines[1])
     a = gammon("analyze", OPENING, "--rollout", "--trials", TRIALS, "--seed", 1, "--dice",
-               "6", "5")
+               "6", "5", "--truncate", 6)
     assert a.returncode == 0, a.stderr
     assert "take - no double" in a.stdout and "95% interval of the loss" in a.stdout
     assert "24/13" in a.stdout and "s.e." in a.stdout
