@@ -70,7 +70,8 @@ def add_parser(sub) -> None:
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant (default: standard)")
     p.add_argument("--seed", type=seed_type, default=None,
-                   help=f"seed for bots that draw numbers, {SEED_RANGE}")
+                   help=f"seed for bots that draw numbers and, with --rollout, of the dice, "
+                        f"{SEED_RANGE}")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_plies_option(p)
     p.add_argument("--cubeful", action="store_true",
