@@ -189,7 +189,7 @@ ENTRY_POINTS = ("eval.bench.cli", "eval.bench.movegen", "eval.bots.random_probe"
                 "eval.gnubg.match_cube", "eval.gnubg.pubeval_reference", "eval.gnubg.rollouts",
                 "eval.reports.cube_agreement", "eval.reports.plans",
                 "eval.reports.rollout_check", "eval.reports.variants",
-                "train.bench", "train.bench.gpu", "train.bench.scale")
+                "train.bench", "train.bench.gpu", "train.bench.scale", "train.rollout_targets")
 
 
 def test_every_python_m_entry_point_answers_help():
