@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-PHASES = ("contact", "race")
-CONTACT, RACE = 0, 1
+PHASES = ("contact", "race", "crashed")
+CONTACT, RACE, CRASHED = 0, 1, 2
 
 
 def is_race(boards: np.ndarray) -> np.ndarray:
@@ -42,9 +42,14 @@ def race_of_cells(cells: np.ndarray) -> np.ndarray:
     return mover_back <= np.uint8(26) - opp_back
 
 
-def classify(boards: np.ndarray) -> np.ndarray:
-    """The phase of each board: (N, 26) int8 -> (N,) int8, CONTACT (0) or RACE (1)."""
-    return is_race(boards).astype(np.int8)
+def classify(boards: np.ndarray, crashed: bool = False) -> np.ndarray:
+    """The phase of each board: (N, 26) int8 -> (N,) int8, CONTACT (0) or RACE (1); with
+    ``crashed``, CRASHED (2) for the contact positions ``is_crashed`` calls so (asked only
+    by those with a crashed network: the test costs a few microseconds a board)."""
+    phase = is_race(boards).astype(np.int8)
+    if crashed:
+        phase[is_crashed(boards)] = CRASHED
+    return phase
 
 
 CRASHED_CHECKERS = 6  # gnubg's N

@@ -22,8 +22,8 @@ and the JSON metadata
     outputs     the six outcomes in order, for the player on roll: win_backgammon,
                 win_gammon, win_single, lose_single, lose_gammon, lose_backgammon
     source      the checkpoint it was exported from (informative)
-    phases      (version 2, optional) the networks of other game phases by name (today
-                "race", see ``engine.phase``), each {encoding, inputs, hidden, activation};
+    phases      (version 2, optional) the networks of other game phases by name
+                ("race", "crashed": ``engine.phase``), each {encoding, inputs, hidden, activation};
                 their arrays are named "race.layer0.weight", ...; the main network values
                 every position no other phase's network claims
 
@@ -47,7 +47,7 @@ from .encoding import WIDTHS  # inputs of each encoding
 FORMAT = "gammon-bot"
 VERSION = 2
 READABLE = (1, 2)  # versions this gammon reads (1: one network, no phases)
-OTHER_PHASES = ("race",)  # phases that may have a network of their own
+OTHER_PHASES = ("race", "crashed")  # phases that may have a network of their own
 META = "meta"
 OUTPUTS = ("win_backgammon", "win_gammon", "win_single", "lose_single", "lose_gammon",
            "lose_backgammon")

@@ -6,7 +6,7 @@ counters and the state of the running games. A model file is the same without tr
 state, small enough to ship.
 
 Version 2 adds ``phases``: the networks of game phases other than the main one, by phase
-name (``engine.phase.PHASES``; today "race"), each ``{"model": ..., "state_dict": ...}``
+name (``engine.phase.PHASES``: "race", "crashed"), each ``{"model": ..., "state_dict": ...}``
 like the main network's. The main network values every position no other phase's network
 claims. A file with one network is still written as version 1, and read as before.
 """
@@ -29,7 +29,7 @@ from .net import ValueNet
 FORMAT = "gammon-checkpoint"
 VERSION = 2
 READABLE = (1, 2)  # versions this gammon reads
-OTHER_PHASES = ("race",)  # phases that may have a network of their own
+OTHER_PHASES = ("race", "crashed")  # phases that may have a network of their own
 
 
 class CheckpointError(ValueError):

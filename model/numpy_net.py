@@ -111,7 +111,7 @@ class NumpyNet:
         board from its phase's network."""
         if not self.phases:
             return self._softmax(boards)
-        phase = classify(boards)
+        phase = classify(boards, crashed="crashed" in self.phases)
         out = np.empty((len(boards), 6), dtype=np.float32)
         main = np.ones(len(boards), dtype=bool)
         for name, net in self.phases.items():

@@ -30,7 +30,7 @@ class NetEvaluator:
     """Six-outcome probabilities of boards (N, 26) from the player on roll, batched.
 
     ``net`` values every position unless ``phases`` (phase name -> (network, encoding),
-    today only "race") gives its phase (``engine.phase.classify``) a network of its own;
+    "race" and "crashed") gives its phase (``engine.phase.classify``) a network of its own;
     races with every checker home come from the bear-off database."""
 
     def __init__(self, net: ValueNet, encoding: str = "classic",
@@ -57,7 +57,7 @@ class NetEvaluator:
         for the player on roll."""
         if not self.phases:
             return self._probabilities(self.net, self.encoding, boards)
-        phase = classify(boards)
+        phase = classify(boards, crashed="crashed" in self.phases)
         out = np.empty((len(boards), 6), dtype=np.float32)
         main = np.ones(len(boards), dtype=bool)
         for name, (net, encoding) in self.phases.items():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.phase import CONTACT, RACE, classify
+from engine.phase import CONTACT, CRASHED, RACE, classify, is_crashed
 from engine.rules import STANDARD
 from engine.sanity import sane
 from model import botfile
@@ -108,6 +108,37 @@ def test_the_bot_file_holds_both_networks_and_plays_like_torch(tmp_path):
         botfile.write(tmp_path / "bad.npz", meta, arrays)
 
 
+# a contact position where the mover has five checkers left in play: crashed (gnubg's N = 6)
+CRASHED_BOARD = _board({24: 2, 3: 3, 1: -1, 10: -14})
+
+
+def test_a_crashed_network_values_the_crashed_positions_only(tmp_path):
+    assert is_crashed(CRASHED_BOARD[None])[0] and not is_crashed(CONTACT_BOARD[None])[0]
+    boards = np.stack([RACE_BOARD, CONTACT_BOARD, CRASHED_BOARD])
+    assert classify(boards).tolist() == [RACE, CONTACT, CONTACT]
+    assert classify(boards, crashed=True).tolist() == [RACE, CONTACT, CRASHED]
+    torch.manual_seed(3)
+    main, race, crashed = ValueNet(198, (8,)), ValueNet(198, (4,)), ValueNet(198, (6,))
+    phases = {"race": (race.eval(), "classic"), "crashed": (crashed.eval(), "classic")}
+    three = NetEvaluator(main.eval(), phases=phases)
+    alone = {name: NetEvaluator(net.eval()) for name, net in
+             (("main", main), ("race", race), ("crashed", crashed))}
+    # each board valued by its phase's network, exactly as that network alone values it
+    got = three.network(boards)
+    for row, name in enumerate(("race", "main", "crashed")):
+        np.testing.assert_array_equal(got[row], alone[name].network(boards[row:row + 1])[0])
+    # the checkpoint and the bot file hold all three; the bot file plays like torch
+    save(tmp_path / "three.pt", model_payload(main, "classic", "standard", phases))
+    payload = load(tmp_path / "three.pt")
+    assert sorted(build_phases(payload)) == ["crashed", "race"]
+    report = export_checkpoint(tmp_path / "three.pt", tmp_path / "three.npz")
+    assert report.max_abs_diff < 1e-5
+    meta, arrays = botfile.read(tmp_path / "three.npz")
+    assert meta["phases"]["crashed"]["hidden"] == [6]
+    bot = load_net_bot(str(tmp_path / "three.npz"))
+    np.testing.assert_allclose(bot.evaluator(boards), three(boards), atol=1e-5)
+
+
 def test_one_network_files_of_version_one_still_load(tmp_path):
     torch.manual_seed(2)
     payload = model_payload(ValueNet(198, (8,)), "classic", "standard")
@@ -120,9 +151,9 @@ def test_one_network_files_of_version_one_still_load(tmp_path):
 def test_bad_phase_entries_are_refused(tmp_path):
     payload = model_payload(ValueNet(198, (8,)), "classic", "standard",
                             {"race": (ValueNet(198, (4,)), "classic")})
-    payload["phases"]["crashed"] = payload["phases"].pop("race")
+    payload["phases"]["opening"] = payload["phases"].pop("race")
     save(tmp_path / "bad.pt", payload)
-    with pytest.raises(CheckpointError, match="unknown phase 'crashed'"):
+    with pytest.raises(CheckpointError, match="unknown phase 'opening'"):
         load(tmp_path / "bad.pt")
 
 

@@ -37,7 +37,7 @@ from model.net import ValueNet
 from model.policy import NetEvaluator, NetPolicy
 
 from .actors import ActorError
-from .config import Config, ConfigError, check_variant, from_dict
+from .config import Config, ConfigError, check_stages, check_variant, from_dict
 from .selfplay import SelfPlay
 from .step import FlatStep
 from .td import lambda_returns
@@ -157,6 +157,7 @@ class Trainer:
         self.checkers = get_variant(t.variant).checkers
         m = config.model
         check_variant(config)
+        check_stages(config)
         self.net = ValueNet(width(m.encoding), m.hidden, m.activation)
         # the networks of other phases: phase -> (network, encoding); the main one takes
         # every position none of them claims (``engine.phase``)
@@ -328,7 +329,7 @@ class Trainer:
     def _networks_of(self, states: np.ndarray) -> list[tuple[ValueNet, str, np.ndarray]]:
         """Per network: (network, its encoding, take (N,): the states (N, 26) it values),
         the main network first; it takes every state no phase network claims."""
-        phase = classify(states) if self.phases else np.zeros(len(states), dtype=np.int8)
+        phase = classify(states, "crashed" in self.phases) if self.phases else np.zeros(len(states), dtype=np.int8)
         mine = np.ones(len(states), dtype=bool)
         out = []
         for name, (net, encoding) in self.phases.items():
