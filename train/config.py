@@ -56,7 +56,7 @@ class ModelConfig:
 class TrainConfig:
     games: int = 80_000
     """Self-play games to play in this run (in total, counting a resumed run's games):
-    1 .. 10**12 - 1."""
+    1 .. 10**12 - 1; 0 only for a run whose second stage starts from ``model.init``."""
     parallel_games: int = 512
     """Games advanced in lock-step (G): one network call per ply scores all of them;
     1..100,000 (each holds a 1,024-ply history: about 51 KB)."""
@@ -114,11 +114,53 @@ class RunConfig:
 
 
 @dataclass(frozen=True)
+class Stage2Config:
+    """The second stage (``train.stage2``): after the TD games, ``generations`` rounds of
+    "net k rolls out positions of its own games, net k + 1 learns the results"."""
+    generations: int = 0
+    """Rounds of rollouts then supervised learning after the TD stage: 0..100 (0: TD only)."""
+    positions: int = 20_000
+    """Positions rolled out per generation: 1 .. 10**9."""
+    data: str = ""
+    """Datasets (a path or a glob, relative to the working directory) that stand for the
+    first generation's: used as they are, nothing rolled out for it. Empty: roll out."""
+    trials: int = 36
+    """Trials per position: 1..1,000,000."""
+    truncate: int = 7
+    """Plies per trial before the net values the position reached: 0..10,000, or -1 to
+    play every trial to the end."""
+    vr: bool = True
+    """Lookahead variance reduction in the rollouts."""
+    explore: float = 0.1
+    """Share of the net's plays, in the games the positions come from, chosen at random
+    among those within ``within`` of its best: 0..1."""
+    within: float = 0.1
+    """Equity of the exploring plays' window: 0..2."""
+    opponent: str = "pubeval"
+    """The other bot some of those games are played against (empty: none)."""
+    opponent_share: float = 0.2
+    """Share of those games against ``opponent``: 0..1."""
+    validation: float = 0.1
+    """Share of positions held out for the validation loss: 0..0.5."""
+    epochs: int = 100
+    """Passes over the training rows at most: 1..100,000."""
+    batch_size: int = 256
+    """Rows per gradient step: 1..1,000,000."""
+    learning_rate: float = 0.0003
+    """Adam's step size: above 0, at most 1."""
+    patience: int = 8
+    """Early stopping: epochs without a better validation loss: 1..100,000."""
+    crashed: bool = True
+    """A network of its own for crashed positions (gnubg's class), started from the main one."""
+
+
+@dataclass(frozen=True)
 class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     run: RunConfig = field(default_factory=RunConfig)
+    stage2: Stage2Config = field(default_factory=Stage2Config)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -143,7 +185,7 @@ MAX_CONFIG_BYTES = 2**20
 
 RANGES: dict[str, tuple[float, float]] = {
     # valid values of every numeric key, both ends included (train.learning_rate: above 0)
-    "train.games": (1, 10**12 - 1),
+    "train.games": (0, 10**12 - 1),
     "train.parallel_games": (1, 100_000),
     "train.lam": (0.0, 1.0),
     "train.learning_rate": (0.0, 1.0),
@@ -159,8 +201,20 @@ RANGES: dict[str, tuple[float, float]] = {
     "eval.every_games": (0, 10**12 - 1),
     "eval.games": (1, 1_000_000),
     "run.checkpoint_every_games": (0, 10**12 - 1),
+    "stage2.generations": (0, 100),
+    "stage2.positions": (1, 10**9),
+    "stage2.trials": (1, 1_000_000),
+    "stage2.truncate": (-1, 10_000),
+    "stage2.explore": (0.0, 1.0),
+    "stage2.within": (0.0, 2.0),
+    "stage2.opponent_share": (0.0, 1.0),
+    "stage2.validation": (0.0, 0.5),
+    "stage2.epochs": (1, 100_000),
+    "stage2.batch_size": (1, 1_000_000),
+    "stage2.learning_rate": (0.0, 1.0),
+    "stage2.patience": (1, 100_000),
 }
-_ABOVE_LOW = {"train.learning_rate"}  # the low end itself is not valid
+_ABOVE_LOW = {"train.learning_rate", "stage2.learning_rate"}  # the low end itself is not valid
 
 
 def _fmt(x) -> str:
@@ -217,6 +271,10 @@ def _check_type(key: str, value, kind):
             raise ConfigError(f"{key}: expected 1 to {MAX_LAYERS} sizes, each 1..{MAX_WIDTH}, "
                               f"got {_short(value)}")
         return tuple(value)
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, got {_short(value)}")
+        return value
     if kind is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{key}: expected a number, got {_short(value)}")
@@ -302,6 +360,14 @@ def check_variant(config: Config) -> None:
             check_encoding(m.race_encoding, variant)
         except ValueError as e:
             raise ConfigError(f"model.race_encoding: {e}") from None
+
+
+def check_stages(config: Config) -> None:
+    """ConfigError for a run with no TD games that has nothing else to do: ``train.games``
+    0 needs a second stage (``stage2.generations``) and a net to start it (``model.init``)."""
+    if config.train.games == 0 and not (config.stage2.generations and config.model.init):
+        raise ConfigError("train.games: 0 only for a second stage from a given net "
+                          "(stage2.generations > 0 and model.init); otherwise 1 or more")
 
 
 def from_dict(data: dict) -> Config:

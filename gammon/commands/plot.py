@@ -15,8 +15,13 @@ points per game (with its 95% interval) and winning rate, both against pubeval. 
 PNG, RUN/learning_curve.png unless --out says otherwise. Needs matplotlib, an optional
 extra: pip install 'gammon[plot]' (or pip install matplotlib).
 
+A run with a second stage (a [stage2] table: rollouts, then supervised learning) also gets
+RUN/stage2_curve.png: each network's training and validation loss by epoch, one colour
+per generation, from RUN/stage2/genK/stage2.jsonl (a run of stage 2 alone has only this).
+
 examples:
   gammon plot runs/default
+  gammon plot runs/stage2
   gammon plot runs/strong --out strong.png
 """
 
@@ -123,10 +128,69 @@ def draw(evaluations: list[dict], out: str | Path, title: str = "") -> None:
     write_atomic(out, lambda f: fig.savefig(f, format="png"))
 
 
+STAGE2_NAME = "stage2_curve.png"
+
+
+def stage2_logs(run_dir: Path) -> list[tuple[str, list[dict]]]:
+    """(generation, its epoch lines) of a run's second stage, in order; [] for none.
+    UsageError for a line that is not one the stage writes."""
+    out = []
+    for log in sorted(run_dir.glob("stage2/gen*/stage2.jsonl"),
+                      key=lambda p: int(p.parent.name[3:]) if p.parent.name[3:].isdigit()
+                      else 0):
+        lines = []
+        for number, line in enumerate(log.read_text(errors="replace").splitlines(), 1):
+            try:
+                entry = json.loads(line)
+                assert isinstance(entry, dict) and isinstance(entry["network"], str)
+                float(entry["train_loss"]), float(entry["validation_loss"]), int(entry["epoch"])
+            except Exception:  # noqa: BLE001 - any damage is the same one line
+                raise UsageError(f"{log}: line {number} is not a stage-2 epoch line: "
+                                 f"{_quote(line)}") from None
+            lines.append(entry)
+        out.append((log.parent.name, lines))
+    return out
+
+
+def draw_stage2(logs: list[tuple[str, list[dict]]], out: str | Path, title: str = "") -> None:
+    """The second stage's losses as a PNG: one panel per network, train (dashed) and
+    validation (solid) cross-entropy by epoch, a colour per generation."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    networks = sorted({e["network"] for _, lines in logs for e in lines},
+                      key=lambda n: ("main", "crashed", "race").index(n)
+                      if n in ("main", "crashed", "race") else 9)
+    fig = Figure(figsize=(4 * max(len(networks), 1), 4), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, max(len(networks), 1), squeeze=False)[0]
+    for ax, network in zip(axes, networks):
+        for k, (generation, lines) in enumerate(logs):
+            mine = [e for e in lines if e["network"] == network]
+            if not mine:
+                continue
+            epochs = [e["epoch"] for e in mine]
+            colour = f"C{k % 10}"
+            ax.plot(epochs, [e["validation_loss"] for e in mine], color=colour,
+                    label=f"{generation} validation")
+            ax.plot(epochs, [e["train_loss"] for e in mine], color=colour, linestyle="--",
+                    label=f"{generation} train")
+        ax.set_title(network)
+        ax.set_xlabel("epoch")
+        ax.set_ylabel("cross-entropy")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"{title}: second stage")
+    from engine.files import write_atomic
+    write_atomic(out, lambda f: fig.savefig(f, format="png"))
+
+
 def run(args) -> int:
     source = Path(args.run_dir)
     run_dir = source if source.is_dir() else source.parent
     out = Path(args.out) if args.out else run_dir / DEFAULT_NAME
+    logs = stage2_logs(run_dir) if source.is_dir() else []
+    if logs and not (run_dir / EVALUATIONS).exists():
+        return _stage2_only(args, run_dir, logs)
     evaluations = read_evaluations(source)
     if out.is_dir():
         raise UsageError(f"--out {out}: a directory; give the PNG file to write")
@@ -147,4 +211,30 @@ def run(args) -> int:
     print(f"wrote {out}: {len(evaluations)} evaluations, "
           f"{evaluations[0]['games_trained']:,} to {evaluations[-1]['games_trained']:,} "
           "games trained")
+    if logs:
+        _draw_stage2(run_dir / STAGE2_NAME, run_dir, logs)
     return 0
+
+
+def _stage2_only(args, run_dir: Path, logs) -> int:
+    out = Path(args.out) if args.out else run_dir / STAGE2_NAME
+    if out.is_dir() or not out.parent.is_dir():
+        raise UsageError(f"--out {out}: give a PNG file in an existing directory")
+    _draw_stage2(out, run_dir, logs)
+    return 0
+
+
+def _draw_stage2(out: Path, run_dir: Path, logs) -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError(f"drawing needs matplotlib, which is not installed: {INSTALL}") \
+            from None
+    from engine.files import WriteError, reason
+    try:
+        draw_stage2(logs, out, run_dir.resolve().name or str(run_dir))
+    except WriteError:
+        raise
+    except OSError as e:
+        raise WriteError(out, reason(e), e.errno) from None
+    print(f"wrote {out}: the second stage, {len(logs)} generation(s)")

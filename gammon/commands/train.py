@@ -92,7 +92,8 @@ def add_parser(sub) -> None:
 
 def _load(args):
     from model.checkpoint import CheckpointError
-    from train.config import Config, ConfigError, RANGES, check_variant, describe_range, load
+    from train.config import (Config, ConfigError, RANGES, check_stages, check_variant,
+                              describe_range, load)
     from train.trainer import resume_payload
     for flag, key, value in (("--seed", "train.seed", args.seed),
                              ("--games", "train.games", args.games)):
@@ -126,6 +127,7 @@ def _load(args):
                                               "seed": args.seed, "variant": variant},
                                        run={"out": args.out}, model=model)
         check_variant(config)
+        check_stages(config)
     except (ConfigError, CheckpointError) as e:
         raise UsageError(str(e)) from None
     return config, payload
@@ -284,6 +286,28 @@ def _run(args, config, trainer, writer, out: Path) -> int:
               file=sys.stderr)
     if trainer.stop_requested:
         return 128 + (trainer.stop_signal or signal.SIGINT)
+    if config.stage2.generations:
+        return _stage2(args, config, writer, out)
+    return 0
+
+
+def _stage2(args, config, writer, out: Path) -> int:
+    """The second stage (``train.stage2``): rollouts and supervised learning, generation
+    after generation; errors of its files and settings are one line (exit 2)."""
+    from tqdm import tqdm
+
+    from train.rollout_data import DatasetError
+    from train.stage2 import run_stage2
+    from train.supervised import StageError
+    with tqdm(unit="trial", dynamic_ncols=True, disable=args.no_progress or None,
+              file=sys.stderr, leave=False) as bar:
+        try:
+            net = run_stage2(config, out, lambda text: print(text, file=sys.stderr),
+                             bar.update, writer)
+        except (DatasetError, StageError, WriteError) as e:
+            raise UsageError(str(e).splitlines()[0]) from None
+    print(f"stage 2 done: {config.stage2.generations} generation(s); model {out / 'model.pt'} "
+          f"(= {net})", file=sys.stderr)
     return 0
 
 
