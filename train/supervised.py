@@ -144,6 +144,14 @@ def fit(net: ValueNet, train: tuple[torch.Tensor, torch.Tensor],
             "validation_loss": best, "train_loss": train_loss}
 
 
+def _entropy(targets: torch.Tensor) -> float:
+    """Mean entropy of target distributions (N, 6): the least cross-entropy possible."""
+    if len(targets) == 0:
+        return math.nan
+    t = targets.double()
+    return float(-(t * torch.log(t.clamp_min(1e-30))).sum(dim=-1).mean())
+
+
 def _state(net: ValueNet) -> dict:
     return {k: v.detach().clone() for k, v in net.state_dict().items()}
 
@@ -238,9 +246,13 @@ def supervise(init: str | Path, datasets, out: str | Path, settings: FitSettings
                     log(f"{name}: epoch {epoch}, train {train_loss:.5f}, "
                         f"validation {val:.5f}")
             fitted = fit(net, sets[0], sets[1], settings, report)
-            result["networks"][name] = {"train_rows": len(sets[0][0]),
-                                        "validation_rows": len(sets[1][0]), "trained": True,
-                                        **fitted}
+            # the loss less the targets' own entropy: the KL divergence, 0 for a perfect fit
+            entropy = _entropy(sets[1][1])
+            result["networks"][name] = {
+                "train_rows": len(sets[0][0]), "validation_rows": len(sets[1][0]),
+                "trained": True, **fitted, "validation_entropy": entropy,
+                "start_validation_kl": fitted["start_validation_loss"] - entropy,
+                "validation_kl": fitted["validation_loss"] - entropy}
     result["seconds"] = time.perf_counter() - started
     main, encoding = nets["main"]
     phases = {name: nets[name] for name in ("race", "crashed") if name in nets}
