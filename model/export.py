@@ -4,6 +4,8 @@ The torch side of ``model.botfile``: read a checkpoint (a training ``checkpoint.
 ``model.pt``), take the network's weights as float32 arrays, write them with the metadata,
 then load the file back with ``model.numpy_net`` and compare it with the torch network on
 sample positions, so an export that would play differently is never left behind unnoticed.
+With ``format="onnx"`` the networks go into one ONNX model instead (``model.onnx_export``),
+loaded back and compared through onnxruntime (``model.onnx_net``) the same way.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from . import botfile
 from .checkpoint import CheckpointError, build_net, build_phases, load
 from .net import ValueNet
 from .numpy_net import load_bot_file
+from .onnx_net import is_onnx_file
 from .policy import NetEvaluator
 
 
@@ -64,28 +67,49 @@ def export_net(net: ValueNet, encoding: str, variant: str, out: str | Path,
     return botfile.write(out, meta, arrays)
 
 
+FORMATS = ("npz", "onnx")  # bot file formats: NumPy's archive, an ONNX model
+
+
 def export_checkpoint(checkpoint: str | Path, out: str | Path, check_games: int = 8,
-                      seed: int = 0) -> ExportReport:
+                      seed: int = 0, format: str = "npz") -> ExportReport:
     """Export a checkpoint file to ``out`` and check the bot file against the torch net.
 
-    The check plays ``check_games`` random games, takes every afterstate of their positions
-    and compares the six probabilities. CheckpointError / BotFileError say what is wrong.
+    ``format``: "npz" (``model.botfile``, played with NumPy alone) or "onnx"
+    (``model.onnx_net``, played through onnxruntime). The check plays ``check_games``
+    random games, takes every afterstate of their positions and compares the six
+    probabilities. CheckpointError / BotFileError say what is wrong (``onnx_net``'s
+    OnnxUnavailable, a BotFileError, when the ONNX packages are missing).
     """
-    if botfile.is_bot_file(checkpoint):
+    if format not in FORMATS:
+        raise ValueError(f"unknown bot file format {format!r}; valid: {', '.join(FORMATS)}")
+    if botfile.is_bot_file(checkpoint) or is_onnx_file(checkpoint):
         raise CheckpointError(f"{checkpoint}: already a bot file (exported); it plays as "
                               f"net:{checkpoint}, nothing to export")
+    if format == "onnx":
+        from .onnx_export import onnx_module
+        onnx_module()  # the packages first: nothing read or written without them
     payload = load(checkpoint)
     out_path = Path(out)
     if out_path.is_dir():
         raise botfile.BotFileError(f"{out}: a directory; give the bot file to write")
+    if format == "onnx" and not is_onnx_file(out):
+        raise botfile.BotFileError(f"{out}: an ONNX bot file's name ends in .onnx (net:PATH "
+                                   "tells one by it); give OUT.onnx")
     if out_path.exists() and out_path.resolve() == Path(checkpoint).resolve():
         raise botfile.BotFileError(f"{out}: the checkpoint being exported; writing the bot "
                                    "file there would replace it")
     net, phases = build_net(payload, checkpoint), build_phases(payload, checkpoint)
     spec = payload["model"]
-    size = export_net(net, spec["encoding"], spec["variant"], out, Path(checkpoint).name,
-                      phases)
-    bot = load_bot_file(out)
+    if format == "onnx":
+        from .onnx_export import export_onnx
+        from .onnx_net import load_onnx_bot
+        size = export_onnx(net, spec["encoding"], spec["variant"], out,
+                           Path(checkpoint).name, phases)
+        bot = load_onnx_bot(out)
+    else:
+        size = export_net(net, spec["encoding"], spec["variant"], out,
+                          Path(checkpoint).name, phases)
+        bot = load_bot_file(out)
     boards = sample_afterstates(check_games, seed, spec["variant"])
     torch_probs = NetEvaluator(net, spec["encoding"], spec["variant"], phases=phases)(boards)
     numpy_probs = bot.evaluator(boards)
@@ -96,11 +120,13 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, check_games: int 
 def sample_afterstates(games: int, seed: int, variant: str = "standard") -> np.ndarray:
     """Every afterstate of the positions of a few random games, plus the start: (K, 26)."""
     rng = np.random.default_rng(seed)
-    boards, dice = from_random_play(rng, games, variant)
-    boards = np.concatenate([start_boards(1, variant), boards])
-    dice = np.concatenate([[[3, 1]], dice]).astype(np.int8)
+    boards, dice = start_boards(1, variant), np.array([[3, 1]], dtype=np.int8)
+    if games > 0:  # no games (--check-games 0): the start's afterstates alone
+        more, more_dice = from_random_play(rng, games, variant)
+        boards = np.concatenate([boards, more])
+        dice = np.concatenate([dice, more_dice]).astype(np.int8)
     return legal_plays(boards, dice, variant).boards
 
 
-__all__ = ["ExportReport", "net_arrays", "export_net", "export_checkpoint",
+__all__ = ["FORMATS", "ExportReport", "net_arrays", "export_net", "export_checkpoint",
            "sample_afterstates"]

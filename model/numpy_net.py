@@ -44,6 +44,35 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 ACTIVATIONS = {"sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, 0), "tanh": np.tanh}
 
 
+MAIN = "main"  # the network that values every board no other phase's network claims
+
+
+def by_phase(boards: np.ndarray, phases, networks) -> np.ndarray:
+    """(N, 26) -> (N, 6) float32: each board valued by its phase's network
+    (``engine.phase.classify``), the main network for the boards no phase in ``phases``
+    (names: "race", "crashed") claims. ``networks({name: boards (n, 26)})`` values each
+    group by its network ("main" for the main one; only the names with boards are
+    asked) and returns ``{name: (n, 6)}``. Shared by ``NumpyNet`` and the ONNX bot files'
+    player (``model.onnx_net``), so both route every board alike."""
+    if not phases:
+        return networks({MAIN: boards})[MAIN]
+    phase = classify(boards, crashed="crashed" in phases)
+    rows = {}
+    main = np.ones(len(boards), dtype=bool)
+    for name in phases:
+        mine = phase == PHASES.index(name)
+        main &= ~mine
+        if mine.any():
+            rows[name] = mine
+    if main.any():
+        rows[MAIN] = main
+    values = networks({name: boards[mine] for name, mine in rows.items()})
+    out = np.empty((len(boards), 6), dtype=np.float32)
+    for name, mine in rows.items():
+        out[mine] = values[name]
+    return out
+
+
 class NumpyNet:
     """MLP logits (N, 6) of boards (N, 26) int8, from a bot file's metadata and arrays."""
 
@@ -109,19 +138,9 @@ class NumpyNet:
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(N, 26) -> (N, 6) float32 softmax probabilities for the player on roll, each
         board from its phase's network."""
-        if not self.phases:
-            return self._softmax(boards)
-        phase = classify(boards, crashed="crashed" in self.phases)
-        out = np.empty((len(boards), 6), dtype=np.float32)
-        main = np.ones(len(boards), dtype=bool)
-        for name, net in self.phases.items():
-            rows = phase == PHASES.index(name)
-            main &= ~rows
-            if rows.any():
-                out[rows] = net.probabilities(boards[rows])
-        if main.any():
-            out[main] = self._softmax(boards[main])
-        return out
+        return by_phase(boards, self.phases, lambda groups: {
+            name: (self if name == MAIN else self.phases[name])._softmax(rows)
+            for name, rows in groups.items()})
 
     def _softmax(self, boards: np.ndarray) -> np.ndarray:
         """This network alone: (N, 26) -> (N, 6) float32 (padded inside

@@ -2,9 +2,11 @@
 variant, ``checkpoints/default.pt`` for standard and ``checkpoints/VARIANT.pt`` for the
 others) as a bot.
 
-PATH may be a torch checkpoint (``.pt``) or a standalone bot file written by
+PATH may be a torch checkpoint (``.pt``), a standalone bot file written by
 ``gammon export`` (``model.botfile``, told apart by its content): a bot file plays with
-NumPy alone, and loading one never imports torch.
+NumPy alone, and loading one never imports torch; or an ONNX bot file written by
+``gammon export --format onnx`` (``model.onnx_net``, told by its name ``.onnx``), played
+through onnxruntime (``gammon[onnx]``), never torch either.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ def load_net_bot(path: str | None = None, variant: str = "standard", plies: int 
                              f"needs a torch checkpoint, .pt)")
         from .numpy_net import load_bot_file
         return load_bot_file(path, variant)
+    from .onnx_net import is_onnx_file
+    if is_onnx_file(path):
+        if plies:
+            raise ValueError(f"{path}: an ONNX bot file plays at 0-ply only (the look-ahead "
+                             f"needs a torch checkpoint, .pt)")
+        from .onnx_net import load_onnx_bot
+        return load_onnx_bot(path, variant)
     import torch
 
     from .checkpoint import build_net, build_phases, check_compatible, load
