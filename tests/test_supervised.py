@@ -113,3 +113,23 @@ def test_bad_settings_and_files_are_one_line_errors(teacher_data, tmp_path):
     (tmp_path / "junk.gdr").write_bytes(b"not a dataset at all")
     with pytest.raises(rd.DatasetError, match="junk.gdr"):
         supervise(start, [tmp_path / "junk.gdr"], tmp_path / "x", FitSettings(epochs=1))
+
+
+@pytest.mark.slow
+def test_the_shipped_stage2_net_is_reproduced_from_the_committed_data(tmp_path, monkeypatch):
+    """The committed recipe on the committed datasets: the recorded validation losses
+    (checkpoints/stage2-gen1.json) again, and the same weights as the shipped net."""
+    from pathlib import Path
+    from train.config import load
+    from train.stage2 import fit_settings, given_data
+    root = Path(__file__).resolve().parents[1]
+    recorded = json.loads((root / "checkpoints" / "stage2-gen1.json").read_text())
+    config = load(root / "configs" / "stage2.toml")
+    monkeypatch.chdir(root)  # the recipe's paths are relative to the repository
+    got = supervise(config.model.init, given_data(config.stage2.data), tmp_path,
+                    fit_settings(config, 1))
+    for name, net in recorded["networks"].items():
+        assert got["networks"][name]["validation_loss"] == net["validation_loss"], name
+    a = ckpt.load(root / "checkpoints" / "stage2-gen1.pt")["state_dict"]
+    b = ckpt.load(tmp_path / "model.pt")["state_dict"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
