@@ -25,7 +25,6 @@ gets the curves (``stage2/<phase>/train_loss``, ``.../validation_loss``) and
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
@@ -189,14 +188,6 @@ def start_networks(init: str | Path, crashed: bool) -> tuple[dict, str, dict]:
     return nets, spec["variant"], spec
 
 
-def file_sha256(path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def supervise(init: str | Path, datasets, out: str | Path, settings: FitSettings = FitSettings(),
               log=None, writer=None) -> dict:
     """Stage 2 from the TD net ``init`` on the rollout ``datasets`` into the folder ``out``:
@@ -208,8 +199,8 @@ def supervise(init: str | Path, datasets, out: str | Path, settings: FitSettings
     rows = load_rows(datasets)
     checkers = 15
     torch.manual_seed(settings.seed)
-    result = {"init": str(init), "init_sha256": file_sha256(init),
-              "datasets": [{"path": str(p), "sha256": file_sha256(p)} for p in datasets],
+    result = {"init": str(init), "init_sha256": rd.file_checksum(init),
+              "datasets": [{"path": str(p), "sha256": rd.file_checksum(p)} for p in datasets],
               "settings": asdict(settings), "rows": len(rows), "networks": {}}
     log_path = out / LOG
     out.mkdir(parents=True, exist_ok=True)
