@@ -1,10 +1,11 @@
-"""A position's match score and cube on the command line: POSID:MATCHID read, the options
---score, --length, --crawford, --cube-value and --cube-owner turned into a state, and the
-state in words and fields (``gammon show``, ``analyze``, ``cube``).
+"""A position's match score and cube on the command line: POSID:MATCHID or an XGID read,
+the options --score, --length, --crawford, --cube-value and --cube-owner turned into a
+state, and the state in words and fields (``gammon show``, ``analyze``, ``cube``).
 
-A position's "state" is an ``engine.formats.matchid.MatchState``: the Match ID's, or one
-made of the options (the player on roll is player 0), or None for a plain Position ID with
-none of those options: money play, a centred 1-cube.
+A position's "state" is an ``engine.formats.matchid.MatchState``: the Match ID's, the
+XGID's (``engine.formats.xgid``: its bottom player is player 1), or one made of the
+options (the player on roll is player 0), or None for a plain Position ID with none of
+those options: money play, a centred 1-cube.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import numpy as np
 
 from engine.formats.matchid import (CENTRED, DROPPED, GAME_STATES, NO_GAME, OVER, PLAYING,
                                     RESIGNED, MatchState, decode_match_id)
+from engine.formats.xgid import looks_like_xgid
 from engine.rules import variant as get_variant
 from engine.rules.plakoto import PREFIX as PLAKOTO_PREFIX
 from eval.analysis import is_match
 
 from .errors import UsageError, quote
-from .positions import read_position, read_whole, whole_type
+from .positions import read_position, read_whole, read_xgid, whole_type
 
 
 RESIGN_WORDS = {1: "single", 2: "gammon", 3: "backgammon"}
@@ -32,9 +34,13 @@ MONEY = MatchState()  # a plain Position ID: money play, centred 1-cube, mover t
 
 def read_position_and_match(text: str, variant: str) -> tuple[np.ndarray, MatchState | None]:
     """The board and, for POSID:MATCHID, the Match ID's state (None for a plain position);
-    a UsageError for either part being bad."""
+    for an XGID its board and state (``engine.formats.xgid``); a UsageError for either part
+    being bad."""
     word = str(text).strip()
     rules = get_variant(variant)
+    if looks_like_xgid(word):
+        found = read_xgid(word, variant)
+        return found.board, found.state
     if rules.position_format != "posid" or word.startswith(PLAKOTO_PREFIX):
         if word.count(":") > 1:
             raise UsageError("a Match ID goes with a gnubg Position ID (POSID:MATCHID); "
@@ -211,30 +217,36 @@ def options_state(args) -> MatchState | None:
                       crawford=crawford, length=length or 0, score=score)
 
 
-def check_match_id(state: MatchState, matchid: str) -> None:
-    """A usage error for a Match ID whose state has no cube decision to make here."""
+def check_match_id(state: MatchState, matchid: str, what: str = "Match ID") -> None:
+    """A usage error for a Match ID (or, ``what``, an XGID) whose state has no cube
+    decision to make here."""
     if state.game_state != PLAYING:
-        raise UsageError(f"Match ID {quote(matchid.strip())}: no game in play (game state "
+        raise UsageError(f"{what} {quote(matchid.strip())}: no game in play (game state "
                          f"{GAME_STATES[state.game_state]!r}): no cube action to give")
     if state.length > MAX_LENGTH:
-        raise UsageError(f"Match ID {quote(matchid.strip())}: a {state.length}-point match "
+        raise UsageError(f"{what} {quote(matchid.strip())}: a {state.length}-point match "
                          f"is beyond the match equity table ({MAX_LENGTH} points at most)")
 
 
 def read_at_score(text: str, args, given: MatchState | None = None,
                   variant: str = "standard") -> tuple[np.ndarray, MatchState | None]:
-    """The board of a POSID or POSID:MATCHID and its state: the Match ID's, else
-    ``given`` (the options'). A Match ID with score or cube options is a conflict."""
+    """The board of a POSID, POSID:MATCHID or XGID and its state: the Match ID's (the
+    XGID's), else ``given`` (the options'). A Match ID or XGID with score or cube options
+    is a conflict."""
     board, state = read_position_and_match(text, variant)
     if state is None:
         return board, given
+    is_xgid = looks_like_xgid(str(text))
     for names, what in ((SCORE_OPTIONS, "match length and score"),
                         (CUBE_OPTIONS, "cube")):
         clash = _given(args, names)
         if clash:
-            raise UsageError(f"a POSID:MATCHID holds the {what}: give no "
-                             f"{' or '.join(clash)} with it")
-    check_match_id(state, str(text).partition(":")[2])
+            raise UsageError(f"{'an XGID' if is_xgid else 'a POSID:MATCHID'} holds the "
+                             f"{what}: give no {' or '.join(clash)} with it")
+    if is_xgid:
+        check_match_id(state, str(text), "XGID")
+    else:
+        check_match_id(state, str(text).partition(":")[2])
     return board, state
 
 

@@ -15,7 +15,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from engine.formats import position
+from engine.formats import position, xgid
 from engine.rules import variant as get_variant
 from engine.movegen import legal_plays
 from engine.formats.notation import format_play
@@ -30,11 +30,29 @@ _DECIMAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})
 DICE_SPELLINGS = "like 3 1, 31 or 3-1"
 
 
+def read_xgid(text: str, variant: str = "standard") -> xgid.Xgid:
+    """An XGID (eXtreme Gammon's position ID, ``engine.formats.xgid``) checked against the
+    variant: its board from the player on roll, its match state, beavers and max cube. A
+    UsageError says what is wrong (Plakoto's pins have no XGID)."""
+    rules = get_variant(variant)
+    if rules.position_format != "posid":
+        raise UsageError(f"an XGID cannot hold {rules.name} positions; write them as "
+                         f"{rules.position_format}: text")
+    try:
+        return xgid.decode(str(text), rules.checkers)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
 def read_position(text: str, variant: str = "standard") -> np.ndarray:
     """The board of a position, checked against the variant: (26,) int8. A gnubg Position
-    ID, or for Plakoto the ``plakoto:`` text (``engine.formats.position``)."""
+    ID, an XGID (its board alone: the player on roll's, the doubler's while a double waits;
+    ``read_xgid`` has the rest), or for Plakoto the ``plakoto:`` text
+    (``engine.formats.position``)."""
     rules = get_variant(variant)
     word = str(text).strip()
+    if xgid.looks_like_xgid(word):
+        return read_xgid(word, variant).board
     if rules.position_format == "posid" and not word.startswith("plakoto:"):
         if len(word) != 14:
             raise UsageError(f"a Position ID has 14 characters, {quote(word)} has {len(word)}")

@@ -6,7 +6,9 @@ board and the roll, reads a play in Magriel notation (``engine.formats.notation.
 says what is wrong with a play it cannot accept), shows the result and waits for Enter to
 confirm or ``undo`` to take it back. Commands: hint, auto, board, double, take, pass,
 resign, save FILE, quit, help. Bad input gets a message and a new prompt; the end of input
-ends the session cleanly. Every game is recorded as a ``.mat`` match (``engine.formats.matfile``).
+ends the session cleanly. Every game is recorded as a ``.mat`` match (``engine.formats.matfile``),
+saved as a .mat file, or as GNU Backgammon's SGF when the file name ends in ``.sgf``
+(``engine.formats.sgf``).
 
 The game itself is one game of the game loop (``engine.game``: its state, ``end_turn`` for
 the end of the game and its points) under the cube's rules (``engine.cube``); this module
@@ -31,9 +33,9 @@ from engine.cube import PASS, Cube, CubeRules, legal_responses
 from engine.dice import opening_roll
 from engine.files import WriteError, write_atomic
 from engine.formats.diagram import diagram
-from engine.formats.matfile import (DOUBLE, DROP, PLAY, TAKE, Action, Game, Match, format_match,
-                                    play_text)
+from engine.formats.matfile import DOUBLE, DROP, PLAY, TAKE, Action, Game, Match, play_text
 from engine.formats.notation import format_play, parse_play
+from engine.formats.sgf import format_match_file, is_sgf_name, sgf_problem
 from engine.cube_policy import tell_score
 from engine.game import end_turn, new_games
 from engine.match import MatchScore, crawford_game
@@ -67,7 +69,8 @@ to confirm it or type 'undo' to take it back.
               you have borne off no checker (and still have one in the bot's home board
               or on the bar), times the cube; the bot accepts or declines by its own
               evaluation, and a declined resignation plays on
-  save FILE   write the match so far as a .mat file (GNU Backgammon: import mat FILE)
+  save FILE   write the match so far as a .mat file (GNU Backgammon: import mat FILE),
+              or as an SGF file when FILE ends in .sgf (GNU Backgammon: load match FILE)
   quit        leave now (the game in progress is not scored)
   help        this text"""
 
@@ -157,8 +160,8 @@ class Session:
 
     def offer_save(self) -> None:
         while self.match.games:
-            path = self.console.ask("Save the match as a .mat file? File name "
-                                    "(Enter: don't save)> ")
+            path = self.console.ask("Save the match as a .mat file (or SGF: a name ending "
+                                    "in .sgf)? File name (Enter: don't save)> ")
             if not path or self.save(path):
                 return
 
@@ -166,14 +169,22 @@ class Session:
         """Write the match so far (the game in progress unfinished) to ``path``."""
         comments = {"Site": "gammon play",
                     "EventDate": datetime.date.today().strftime("%Y.%m.%d")}
+        sgf = is_sgf_name(path)
+        why = sgf_problem(self.variant.name) if sgf else None
+        if why:
+            self.say(f"Cannot save to {quote(path)}: {why}")
+            return False
+        jacoby = bool(self.rules is not None and self.rules.jacoby and not self.length)
         try:  # whole or not at all: a full disk leaves the previous file as it was
-            write_atomic(os.path.expanduser(path), format_match(self.match, comments))
+            write_atomic(os.path.expanduser(path),
+                         format_match_file(path, self.match, comments, jacoby))
         except WriteError as e:
             self.say(f"Cannot save to {quote(path)}: {e.reason}")
             return False
         games = len(self.match.games)
+        how = "load match" if sgf else "import mat"
         self.say(f"Saved {games} game{'s' if games != 1 else ''} to {path} "
-                 f"(GNU Backgammon: import mat {path}).")
+                 f"(GNU Backgammon: {how} {path}).")
         return True
 
     # --- one game --------------------------------------------------------------------------
@@ -514,7 +525,7 @@ class Session:
                 self.show_board("X on roll" if self.turn == HUMAN else "")
         elif word == "save":
             if not arg:
-                self.say("save FILE: give a file name, e.g. save game.mat")
+                self.say("save FILE: give a file name, e.g. save game.mat (or game.sgf)")
             else:
                 self.save(arg)
         elif word == "quit":

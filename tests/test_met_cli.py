@@ -262,15 +262,17 @@ def test_the_gnubg_pairs_cover_the_cases():
 
 
 def test_show_plain_position_id_is_unchanged():
-    out = ok("show", START)
-    assert out == diagram(read_position(START)) + "\n"
+    out = ok("show", START)  # the diagram, then the XGID (money, the mover at the bottom)
+    assert out == diagram(read_position(START)) + \
+        "\nXGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10\n"
     assert "match" not in out.lower() and "Cube" not in out
 
 
 def test_show_plain_position_id_json_has_money_defaults():
     out = show_json("sGfwATDgc/ABMA")  # the opponent has played 8/5 6/5
     assert out == {
-        "position": "sGfwATDgc/ABMA", "match_id": None, "variant": "standard",
+        "position": "sGfwATDgc/ABMA", "match_id": None,
+        "xgid": "XGID=-b----E-C---eE---b-db---B-:0:0:1:00:0:0:0:0:10", "variant": "standard",
         "pips": [167, 163], "off": [0, 0], "bar": [0, 0], "length": 0, "score": [0, 0],
         "crawford": False, "cube_value": 1, "cube_owner": "centred", "turn": "mover",
         "double_offered": False, "dice": None, "resign": None, "game_state": "playing",
@@ -368,6 +370,7 @@ def test_show_variants_keep_working_with_match_ids():
     out = show_json("fwzgQEJ/AADgcw:cAkAAAAAAAAA", "--variant", "nuclear", "--bomb", "theirs")
     assert out["bomb"] == "theirs" and out["length"] == 0
     board = ok("show", "--variant", "nuclear", "--bomb", "theirs", "fwzgQEJ/AADgcw")
+    board = board.rsplit("XGID=", 1)[0]  # the XGID under it says the Match ID's Jacoby rule
     assert ok("show", "--variant", "nuclear", "--bomb", "theirs",
               "fwzgQEJ/AADgcw:cAkAAAAAAAAA").startswith(board)
     plakoto = "plakoto:-14,0,0,0,0,0,1p,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,14"

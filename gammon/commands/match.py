@@ -54,8 +54,13 @@ match equity table; pubeval and the heuristic bots double by the Keith count in 
 never with a dead cube, at once as the post-Crawford trailer. Paired by default: matches
 2i and 2i+1 use the same dice game by game, seats swapped (M must be even). The report:
 A's match winning rate with its 95% interval (over pairs), points per match of both,
-games per match, Crawford games and cube actions. --save FILE writes one .mat file per
-match (FILE with the match number before the extension: FILE_0001.mat, ...).
+games per match, Crawford games and cube actions. --save FILE writes one file per match
+(FILE with the match number before the extension: FILE_0001.mat, FILE_0001.sgf, ...).
+
+--save FILE writes every game as a .mat file (GNU Backgammon: import mat FILE), or as GNU
+Backgammon's SGF when FILE ends in .sgf (load match FILE; one game tree per game, the
+Crawford game and the Jacoby rule marked). Both hold standard backgammon, nackgammon and
+hypergammon; other variants are saved as .mat only.
 
 bots: {valid_names()}
 
@@ -90,7 +95,9 @@ def add_parser(sub) -> None:
     p.add_argument("--ray-address", metavar="ADDR", default=None,
                    help="with --actors: join the Ray cluster at ADDR")
     p.add_argument("--save", metavar="FILE",
-                   help="write every game as a .mat match file (GNU Backgammon: import mat)")
+                   help="write every game as a .mat match file (GNU Backgammon: import mat), "
+                        "or as an SGF file when FILE ends in .sgf (GNU Backgammon: load "
+                        "match)")
     series = p.add_argument_group("matches to N points")
     series.add_argument("--match-to", type=whole_type("--match-to", 1, MAX_LENGTH),
                         default=None, metavar="N",
@@ -194,6 +201,7 @@ def run_series(args, paired: bool) -> int:
     recorder = None
     if args.save:
         check_writable(args.save, "--save")
+        check_save_format(args.save, args.variant)
         from engine.formats.record import PlayRecorder
         recorder = PlayRecorder(args.variant)
     result = run_matches(bot_a, bot_b, matches, args.match_to, seed, args.variant, paired,
@@ -220,14 +228,13 @@ def match_file_names(path: str, count: int) -> list[str]:
 
 
 def _save_matches(args, matches: list, seed: int) -> None:
-    """One .mat file per match, each written whole or not at all; a one-line error
+    """One .mat (or SGF) file per match, each written whole or not at all; a one-line error
     (``engine.files.WriteError``) when one cannot be written."""
     from engine.files import write_atomic
-    from engine.formats.matfile import format_match
     names = match_file_names(args.save, len(matches))
     for number, (match, name) in enumerate(zip(matches, names), 1):
         comments = {"Site": "gammon match", "Seed": str(seed), "Round": str(number)}
-        write_atomic(os.path.expanduser(name), format_match(match, comments))
+        write_atomic(os.path.expanduser(name), match_file_text(name, match, comments))
     print(f"saved {len(matches):,} matches to {names[0]}"
           + (f" .. {names[-1]}" if len(names) > 1 else ""), file=sys.stderr)
 
@@ -311,9 +318,10 @@ def _recorder(args, rules):
     if not args.save:
         return None
     if rules is not None and (rules.beavers or rules.auto_doubles):
-        raise UsageError(".mat files have no beavers or automatic doubles: "
-                         "drop --beavers/--auto-doubles to --save")
+        raise UsageError(".mat files (and gammon's SGF files) have no beavers or automatic "
+                         "doubles: drop --beavers/--auto-doubles to --save")
     check_writable(args.save, "--save")
+    check_save_format(args.save, args.variant)
     from engine.formats.record import PlayRecorder
     return PlayRecorder(args.variant)
 
@@ -337,14 +345,33 @@ def check_writable(path: str, what: str) -> None:
         raise UsageError(f"{what} {quote(path)}: {e.strerror or e}") from None
 
 
+def check_save_format(path: str, variant: str) -> None:
+    """A usage error, before any game is played, for an SGF file of a variant SGF cannot
+    hold."""
+    from engine.formats.sgf import is_sgf_name, sgf_problem
+    why = sgf_problem(variant) if is_sgf_name(path) else None
+    if why:
+        raise UsageError(f"--save {quote(path)}: {why}")
+
+
+def match_file_text(path: str, match, comments: dict, jacoby: bool = False) -> str:
+    """The text of a saved match: SGF when ``path`` ends in .sgf, else a .mat file; a play
+    that cannot be written is a usage error of one line."""
+    from engine.formats.sgf import format_match_file
+    try:
+        return format_match_file(path, match, comments, jacoby)
+    except ValueError as e:
+        raise UsageError(f"--save {quote(path)}: {e}") from None
+
+
 def _save(args, recorder, result) -> None:
-    """Write the recorded games as a .mat file, whole or not at all; a one-line error
-    (``engine.files.WriteError``) when it cannot."""
+    """Write the recorded games as a .mat (or SGF) file, whole or not at all; a one-line
+    error (``engine.files.WriteError``) when it cannot."""
     from engine.files import write_atomic
-    from engine.formats.matfile import format_match
     match = recorder.match((args.a, args.b), result.points, args.variant)
     comments = {"Site": "gammon match", "Seed": str(result.seed)}
-    write_atomic(os.path.expanduser(args.save), format_match(match, comments))
+    write_atomic(os.path.expanduser(args.save),
+                 match_file_text(args.save, match, comments, bool(args.cube and args.jacoby)))
     print(f"saved {len(match.games):,} games to {args.save}", file=sys.stderr)
 
 

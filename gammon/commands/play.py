@@ -33,7 +33,10 @@ The bot plays and decides the cube for the match: a network chooses its plays by
 match winning chance and its cube actions from the match equity table at the score.
 
 At the end, the score and an offer to save the session as a .mat file, which GNU
-Backgammon reads with 'import mat FILE' (a match with its length and score lines).
+Backgammon reads with 'import mat FILE' (a match with its length and score lines), or,
+when the file name ends in .sgf, as GNU Backgammon's SGF ('load match FILE': one game tree
+per game, the Crawford game, the Jacoby rule and resignations marked); 'save FILE' during
+the game does the same.
 
 --manual-dice asks for every roll (yours and the bot's, e.g. '6 2'), to replay a game
 played with real dice.

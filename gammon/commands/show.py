@@ -1,5 +1,5 @@
-"""``gammon show``: a position as a diagram with pip counts and borne-off counts, and the
-match state of a gnubg Match ID (POSID:MATCHID), as text or JSON."""
+"""``gammon show``: a position as a diagram with pip counts and borne-off counts, its XGID,
+and the match state of a gnubg Match ID (POSID:MATCHID) or of an XGID, as text or JSON."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ import json
 import numpy as np
 
 from engine.board import BAR, OPP_BAR, borne_off, pip_counts
-from engine.formats import position
+from engine.formats import position, xgid
 from engine.formats.diagram import diagram
+from engine.formats.matchid import encode_match_id
 from engine.rules import VARIANTS, variant as get_variant
 from engine.rules.plakoto import per_point
 
 from ..errors import UsageError, quote
 from ..match_state import match_fields, match_lines, read_position_and_match
-from ..positions import answer_lines
+from ..positions import answer_lines, read_xgid
 
 BOMB = {"centre": 0, "mine": 1, "theirs": -1}  # --bomb: the owner relative to X, on roll
 HELP = """\
@@ -34,9 +35,16 @@ the mover (X): gnubg writes the Position ID from that side too, and while a doub
 for an answer the doubler stays the mover. A score that has reached the length while the
 game goes on, or a Crawford flag where nobody is 1-away (or in money play), is an error.
 
---json prints one object instead of the board: "position", "match_id" (null without one),
-"variant", "pips", "off" and "bar" ([mover, opponent] each), "length" (0 for money),
-"score" ([mover, opponent]), "crawford" (this game is the Crawford game; once a game is
+eXtreme Gammon's XGID (XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10, the "XGID="
+optional) is read wherever a Position ID is, here with its cube, score, turn, dice and
+rules, and every position is printed with its XGID under the board (a plain Position ID
+as money play, the player on roll at the bottom, to roll; a game that is over, or a
+resignation on offer, has none). The XGID's bottom player is gnubg's player 1 (X).
+
+--json prints one object instead of the board: "position", "match_id" (null without one;
+gnubg's Match ID of an XGID's state), "xgid" (null where there is none), "variant",
+"pips", "off" and "bar" ([mover, opponent] each), "length" (0 for money), "score"
+([mover, opponent]), "crawford" (this game is the Crawford game; once a game is
 over, gnubg's flag says whether the next one is), "cube_value" (before a pending double is
 answered), "cube_owner" ("centred", "mover" or "opponent"), "turn" (who decides next:
 "mover", or "opponent" while he answers a double or a resignation), "double_offered",
@@ -46,14 +54,15 @@ answered), "cube_owner" ("centred", "mover" or "opponent"), "turn" (who decides 
 "bomb". A plain Position ID gets the money defaults: length 0, score [0, 0], crawford
 false, cube 1 centred, turn "mover", no double offered, dice null, game state "playing".
 
-With --batch, read one POSID or POSID:MATCHID per line on stdin and answer each with one
-such JSON line, flushed at once; a bad line is answered {"error": "..."} and the stream
-goes on.
+With --batch, read one POSID, POSID:MATCHID or XGID per line on stdin and answer each
+with one such JSON line, flushed at once; a bad line is answered {"error": "..."} and the
+stream goes on.
 
 examples:
   gammon show 4HPwATDgc/ABMA
   gammon show 4HPwATDgc/ABMA:cAkAAAAAAAAA
   gammon show sGfwATDgc/ABMA:cAnzADAAKAAE --json
+  gammon show XGID=-b----E-C---eE---c-e----B-:1:1:-1:52:2:4:0:7:10
   printf '4HPwATDgc/ABMA\\n4HPwBSCwZ/ABMA:MBngADAAKAAE\\n' | gammon show --batch
   gammon show --variant nuclear --bomb theirs fwzgQEJ/AADgcw
   gammon show --variant plakoto plakoto:-14,0,0,0,0,0,1p,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,14
@@ -65,7 +74,7 @@ def add_parser(sub) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("posid", nargs="?",
                    help="gnubg Position ID, e.g. 4HPwATDgc/ABMA, or POSID:MATCHID, e.g. "
-                        "4HPwATDgc/ABMA:cAkAAAAAAAAA (Plakoto: plakoto:...)")
+                        "4HPwATDgc/ABMA:cAkAAAAAAAAA, or an XGID (Plakoto: plakoto:...)")
     p.add_argument("--variant", default="standard", choices=list(VARIANTS),
                    help="variant, for the checkers per side (default: standard)")
     p.add_argument("--bomb", choices=list(BOMB),
@@ -74,8 +83,8 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help="print one JSON object instead of the board")
     p.add_argument("--batch", action="store_true",
-                   help="read one POSID or POSID:MATCHID per line on stdin, answer one JSON "
-                        "line each")
+                   help="read one POSID, POSID:MATCHID or XGID per line on stdin, answer "
+                        "one JSON line each")
     p.set_defaults(run=run)
 
 
@@ -92,13 +101,34 @@ def _counts(board: np.ndarray, rules) -> tuple[list[int], list[int], list[int]]:
     return pips, off, [int(board[BAR]), -int(board[OPP_BAR])]
 
 
+def xgid_of(text: str, board: np.ndarray, state, variant: str) -> tuple[str | None, str]:
+    """The XGID of a position read from ``text`` (an XGID comes back as it was read, beaver
+    rule and max cube included) and, when there is none, why not."""
+    if get_variant(variant).position_format != "posid":
+        return None, "an XGID cannot hold this variant's positions"
+    if xgid.looks_like_xgid(text):
+        found = read_xgid(text, variant)
+        return xgid.encode(found.board, found.state, found.beavers, found.max_cube), ""
+    try:
+        return xgid.encode(board, state), ""
+    except ValueError as e:
+        return None, str(e).removeprefix("cannot write an XGID: ")
+
+
 def describe(text: str, args) -> dict:
-    """The --json object of one POSID or POSID:MATCHID."""
+    """The --json object of one POSID, POSID:MATCHID or XGID."""
     board, state = read_position_and_match(text, args.variant)
     rules = get_variant(args.variant)
     pips, off, bar = _counts(board, rules)
-    out = {"position": position.write(board, rules),
-           "match_id": None if state is None else str(text).partition(":")[2].strip(),
+    word = str(text).strip()
+    if state is None:
+        match_id = None
+    elif xgid.looks_like_xgid(word):
+        match_id = encode_match_id(state)
+    else:
+        match_id = word.partition(":")[2].strip()
+    out = {"position": position.write(board, rules), "match_id": match_id,
+           "xgid": xgid_of(word, board, state, args.variant)[0],
            "variant": rules.name, "pips": pips, "off": off, "bar": bar}
     out |= match_fields(state)
     bomb = _bomb(args)
@@ -120,14 +150,14 @@ def run(args) -> int:
     if args.batch and args.posid is not None:
         raise UsageError("--batch reads positions from stdin; give no POSID")
     if not args.batch and args.posid is None:
-        raise UsageError("give a POSID or POSID:MATCHID (or --batch)")
+        raise UsageError("give a POSID, POSID:MATCHID or XGID (or --batch)")
     if args.batch:
         _bomb(args)  # --bomb without Nuclear: an error before any line is read
 
         def answer(line: str) -> str:
             words = line.split()
             if len(words) != 1:
-                raise UsageError(f"expected one POSID or POSID:MATCHID, got "
+                raise UsageError(f"expected one POSID or POSID:MATCHID (or an XGID), got "
                                  f"{quote(line.strip())}")
             return json.dumps(describe(words[0], args))
         return answer_lines(answer, lambda message: json.dumps({"error": message}))
@@ -138,6 +168,9 @@ def run(args) -> int:
     rules = get_variant(args.variant)
     bomb = _bomb(args)
     print(diagram(board, rules.checkers, pins=rules.position_format == "plakoto", bomb=bomb))
+    if rules.position_format == "posid":
+        found, why = xgid_of(args.posid, board, state, args.variant)
+        print(found or f"XGID: none ({why})")
     if state is not None:
         print("\n".join(match_lines(state)))
     return 0
