@@ -25,7 +25,7 @@ from model.export import export_net
 from model.net import ValueNet
 from model.numpy_net import NumpyNet, load_bot_file
 from model.player import load_net_bot
-from train.config import RANGES, Config, ConfigError, from_dict, load
+from train.config import _ABOVE_LOW, RANGES, Config, ConfigError, from_dict, load
 from train.trainer import Trainer, resume_payload
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -482,12 +482,12 @@ def test_every_numeric_key_has_a_range_named_in_the_message(key):
     section, name = key.split(".")
     low, high = RANGES[key]
     step = 1 if isinstance(low, int) else 1e-9
-    below = low if key == "train.learning_rate" else low - step
+    below = low if key in _ABOVE_LOW else low - step
     for value in (below, high + step * (1 if isinstance(high, int) else 1e3)):
         with pytest.raises(ConfigError, match=f"^{key}: must be") as e:
             from_dict({section: {name: value}})
         assert "within" in str(e.value) or "above" in str(e.value)
-    for value in (low if key != "train.learning_rate" else high, high):
+    for value in (low if key not in _ABOVE_LOW else high, high):
         from_dict({section: {name: value}})  # both ends are valid
     if isinstance(low, float):
         for value in (float("nan"), float("inf"), float("-inf")):
@@ -498,7 +498,8 @@ def test_every_numeric_key_has_a_range_named_in_the_message(key):
 @pytest.mark.parametrize("argv, message", [
     (["--seed", "-1"], "--seed must be within 0..2**63-1"),
     (["--seed", str(2**63)], "--seed must be within 0..2**63-1"),
-    (["--games", "0"], "--games must be within 1..10**12-1"),
+    (["--games", "0"], "train.games: 0 only for a second stage from a given net"),
+    (["--games", "-1"], "--games must be within 0..10**12-1"),
     (["--games", str(10**12)], "--games must be within"),
 ])
 def test_seed_and_games_flags_have_ranges(tmp_path, capsys, argv, message):
