@@ -196,18 +196,7 @@ def run(args) -> int:
         raise UsageError(f"--out {out}: a directory; give the PNG file to write")
     if not out.parent.is_dir():
         raise UsageError(f"--out {out}: no such directory {out.parent}")
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UsageError(f"drawing needs matplotlib, which is not installed: {INSTALL}") \
-            from None
-    from engine.files import WriteError, reason
-    try:
-        draw(evaluations, out, run_dir.resolve().name or str(run_dir))
-    except WriteError:  # one line: "cannot write OUT: No space left on device"
-        raise
-    except OSError as e:  # from the drawing itself
-        raise WriteError(out, reason(e), e.errno) from None
+    _drawn(lambda: draw(evaluations, out, run_dir.resolve().name or str(run_dir)), out)
     print(f"wrote {out}: {len(evaluations)} evaluations, "
           f"{evaluations[0]['games_trained']:,} to {evaluations[-1]['games_trained']:,} "
           "games trained")
@@ -225,6 +214,13 @@ def _stage2_only(args, run_dir: Path, logs) -> int:
 
 
 def _draw_stage2(out: Path, run_dir: Path, logs) -> None:
+    _drawn(lambda: draw_stage2(logs, out, run_dir.resolve().name or str(run_dir)), out)
+    print(f"wrote {out}: the second stage, {len(logs)} generation(s)")
+
+
+def _drawn(drawing, out: Path) -> None:
+    """Run ``drawing`` (which writes ``out``): a missing matplotlib is a UsageError saying
+    what to install; an error of the drawing itself is one WriteError line about ``out``."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -232,9 +228,8 @@ def _draw_stage2(out: Path, run_dir: Path, logs) -> None:
             from None
     from engine.files import WriteError, reason
     try:
-        draw_stage2(logs, out, run_dir.resolve().name or str(run_dir))
-    except WriteError:
+        drawing()
+    except WriteError:  # one line: "cannot write OUT: No space left on device"
         raise
-    except OSError as e:
+    except OSError as e:  # from the drawing itself
         raise WriteError(out, reason(e), e.errno) from None
-    print(f"wrote {out}: the second stage, {len(logs)} generation(s)")
