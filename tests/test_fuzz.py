@@ -1,4 +1,5 @@
-"""Bad input never gives a traceback: thousands of generated inputs for every command.
+"""Bad input never gives a traceback: thousands of generated inputs for every command, and
+never a 500 from the HTTP API (``gammon serve-http``).
 
 Each command (moves, show, hint, choose, match, analyze, cube, met, play) is run in-process
 through ``gammon.cli.main`` (stdin, stdout and stderr replaced) with bad values in every
@@ -9,14 +10,23 @@ directories in place of files. Every run must end with exit code 0 or 2, with no
 the input. The ``--batch`` streams must answer every input line with exactly one line. A
 handful of subprocess runs feed raw bytes (invalid UTF-8, NUL) to the stdin streams.
 
+The HTTP API (FastAPI on uvicorn, skipped without the web extra) gets the BAD values in
+every field of every endpoint, as query parameters and in JSON bodies, JSON of every wrong
+type, and raw bytes that are not HTTP: every answer is JSON with a status of 200 or a 4xx
+(503 past its limits), an error quoting at most a little of the input, and the server goes
+on answering.
+
 ``COUNT`` adds up the inputs tried; the last test prints the total (and checks it).
 """
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -392,6 +402,122 @@ def test_play_takes_raw_bytes_and_argv_takes_invalid_utf8():
                              timeout=120, env=ENV)
         assert run.returncode == 2 and b"Traceback" not in run.stderr, run.stderr[-2000:]
         assert len(run.stderr.strip().splitlines()) == 1 and len(run.stderr) < 700
+
+
+# --- the HTTP API ------------------------------------------------------------------------------
+
+HTTP_OK = {200, 404, 405, 413, 414, 422, 431, 503}
+HTTP_TEMPLATES = {  # each endpoint's good fields; rollouts small, quick and without vr
+    "/move": {"posid": START, "dice": "3,1"},
+    "/eval": {"posid": START},
+    "/rollout": {"posid": START, "trials": "2", "seed": "1", "vr": "false", "quasi": "true"},
+}
+
+
+@pytest.fixture(scope="module")
+def http_port():
+    for module in ("fastapi", "uvicorn", "fastapi_offline"):
+        pytest.importorskip(module)
+    from eval.bots.registry import make_bot
+    from gammon.http_api import Api
+    from gammon.web.server import WebServer
+    server = WebServer(Api(make_bot("pubeval"), "pubeval", max_trials=20), "127.0.0.1", 0,
+                       timeout=10).start()
+    yield server.port
+    server.stop(grace=1.0)
+
+
+def _ask(conn, method: str, target: str, body: bytes | None = None,
+         headers: dict | None = None) -> tuple[int, dict]:
+    COUNT["inputs"] += 1
+    conn.request(method, target, body=body, headers=headers or {})
+    reply = conn.getresponse()
+    data = reply.read()
+    assert reply.status in HTTP_OK, (method, target[:100], reply.status, data[:300])
+    assert reply.getheader("Content-Type") == "application/json", (target[:100], data[:200])
+    answer = json.loads(data)
+    if reply.status != 200:
+        assert set(answer) <= {"error", "field"} and len(answer["error"]) < 300, answer
+    if reply.getheader("Connection", "").lower() == "close":
+        conn.close()
+    return reply.status, answer
+
+
+def test_http_fields_never_answer_500(http_port):
+    from urllib.parse import urlencode
+    conn = http.client.HTTPConnection("127.0.0.1", http_port, timeout=30)
+    statuses = Counter()
+    for path, good in HTTP_TEMPLATES.items():
+        assert _ask(conn, "GET", f"{path}?{urlencode(good)}")[0] == (422 if path == "/eval"
+                                                                     else 200)
+        values = BAD if path == "/move" else HALF
+        for field in good:
+            for value in values:
+                fields = {**good, field: value}
+                query = urlencode(fields, errors="surrogatepass")  # invalid UTF-8 too
+                statuses[_ask(conn, "GET", f"{path}?{query}")[0]] += 1
+                body = json.dumps({**{k: _typed(k, v) for k, v in good.items()},
+                                   field: value}).encode()
+                statuses[_ask(conn, "POST", path, body,
+                              {"Content-Type": "application/json"})[0]] += 1
+        for wrong in (None, 3, -1, 2**70, 1.5, True, [], [1, 2], {}, {"a": 1}, "", MEGA[:70_000]):
+            for field in good:
+                body = json.dumps({**{k: _typed(k, v) for k, v in good.items()},
+                                   field: wrong}).encode()
+                statuses[_ask(conn, "POST", path, body,
+                              {"Content-Type": "application/json"})[0]] += 1
+        for body in (b"", b"null", b"[]", b"3", b'"x"', b"{", b"\xff\xfe", b"{}" * 1000,
+                     b'{"posid": "' + b"A" * 60_000 + b'"}', json.dumps(good).encode() * 2):
+            statuses[_ask(conn, "POST", path, body, {"Content-Type": "application/json"})[0]] += 1
+    assert _ask(conn, "GET", f"/move?posid={START}&dice=3,1")[0] == 200  # still serving
+    assert statuses[200] >= 5 and statuses[422] > 500, statuses
+    print(f"\nserve-http fields: {dict(sorted(statuses.items()))}")
+
+
+def _typed(name: str, value: str):
+    """A template field as JSON has it: numbers and booleans as such."""
+    if name in ("trials", "seed", "truncate"):
+        return int(value)
+    if name in ("vr", "quasi"):
+        return value == "true"
+    return value
+
+
+RAW_HTTP = [b"\xff\xfe\r\n\r\n", b"GET /move?posid=\xff&dice=3,1 HTTP/1.0\r\n\r\n",
+            b"GET /\x00 HTTP/1.0\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
+            b"GET / HTTP/1.0\r\n\x00\r\n\r\n",
+            b"GET /move?" + b"%" * 1500 + b" HTTP/1.0\r\n\r\n", b"\r\n" * 1000,
+            b"GET / HTTP/1.0\r\nContent-Length: -1\r\n\r\n",
+            b"GET / HTTP/1.0\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+            b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+            b"POST /move HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            b"GET /move?posid=4HPwATDgc/ABMA&dice=%E2%80%A8,%00 HTTP/1.0\r\n\r\n",
+            b"GET /rollout?posid=4HPwATDgc/ABMA&trials=%D9%A3&vr=false HTTP/1.0\r\n\r\n",
+            b"GET /docs/%2e%2e/%2e%2e/etc/passwd HTTP/1.0\r\n\r\n",
+            b"CONNECT x:1 HTTP/1.1\r\nHost: x\r\n\r\n", b"GET * HTTP/1.0\r\n\r\n",
+            b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"]
+
+
+def test_http_raw_bytes_never_answer_500(http_port, capfd):
+    import socket
+    for raw in RAW_HTTP:
+        COUNT["inputs"] += 1
+        with socket.create_connection(("127.0.0.1", http_port), timeout=15) as conn:
+            conn.sendall(raw)
+            conn.shutdown(socket.SHUT_WR)
+            data = b""
+            while chunk := conn.recv(65536):
+                data += chunk
+        if not data:  # hung up on: allowed for what is not HTTP at all, never a 500
+            continue
+        status = int(data.split(b" ", 2)[1])
+        assert status in HTTP_OK | {400, 408, 411, 501}, (raw[:80], data[:300])
+        body = data.partition(b"\r\n\r\n")[2]
+        if status != 200 and body:
+            assert "error" in json.loads(body), (raw[:80], data[:300])
+    conn = http.client.HTTPConnection("127.0.0.1", http_port, timeout=30)
+    assert _ask(conn, "GET", f"/move?posid={START}&dice=3,1")[0] == 200
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_zz_report_the_number_of_inputs(capsys):

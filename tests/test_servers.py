@@ -1,6 +1,7 @@
 """`serve-external` and `serve-http` under load and abuse: clients served at once, idle and
 half-line clients timed out without blocking anyone, lines and requests capped at 64 KB,
-every HTTP failure answered in JSON, a client hanging up mid-reply kept out of the log,
+every HTTP failure answered in JSON (serve-http: FastAPI on uvicorn, ``gammon.web``, whose
+tests are skipped without the web extra), a client hanging up mid-reply kept out of the log,
 SIGTERM (and SIGINT, even when inherited ignored) stopping a server cleanly; and
 serve-external answering resignation offers by the bot's evaluation.
 
@@ -28,7 +29,7 @@ from engine.formats.fibs import format_board, parse_board
 from eval.bots.registry import make_bot
 from eval.bots.resign import accepts_resignation
 from gammon.external import ExternalPlayer, LineReader, listen, serve, split_options
-from gammon.http_api import Api, make_server
+from gammon.http_api import Api
 from gnubg_helpers import GNUBG
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,18 +63,24 @@ def external_server(answer, **options):
     assert not thread.is_alive()
 
 
+def _web_extra() -> bool:
+    import importlib.util
+    return all(importlib.util.find_spec(m) for m in ("fastapi", "uvicorn", "fastapi_offline"))
+
+
+needs_web = pytest.mark.skipif(not _web_extra(), reason="the web extra is not installed "
+                                                        "(pip install 'gammon[web]')")
+
+
 @contextlib.contextmanager
 def http_server(api, **options):
-    server = make_server(api, "127.0.0.1", 0, **options)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
-                              daemon=True)
-    thread.start()
+    from gammon.web.server import WebServer
+    server = WebServer(api, "127.0.0.1", 0, **options).start()
     try:
-        yield server, server.server_address[1]
+        yield server, server.port
     finally:
         server.stop(grace=1.0)
-        thread.join(timeout=5)
-    assert not thread.is_alive()
+    assert not server.running()
 
 
 def _ask_external(port: int, line: str) -> tuple[str, float]:
@@ -86,7 +93,8 @@ def _ask_external(port: int, line: str) -> tuple[str, float]:
 
 
 def _http(port: int, request: bytes, shut: bool = False) -> tuple[int, dict, dict, float]:
-    """A raw request; (status, headers, JSON body, seconds), read to the end of stream."""
+    """A raw request; (status, headers by lower-case name, JSON body, seconds), read to the
+    end of stream."""
     start = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
         conn.sendall(request)
@@ -99,7 +107,7 @@ def _http(port: int, request: bytes, shut: bool = False) -> tuple[int, dict, dic
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     status = int(lines[0].split()[1])
-    headers = dict(line.split(": ", 1) for line in lines[1:])
+    headers = {name.lower(): value for name, value in (line.split(": ", 1) for line in lines[1:])}
     return status, headers, json.loads(body), seconds
 
 
@@ -347,6 +355,7 @@ def api():
     return Api(make_bot("pubeval"), "pubeval")
 
 
+@needs_web
 def test_http_serves_100_requests_while_an_idle_and_a_half_line_client_wait(api):
     with http_server(api, timeout=30) as (server, port):
         stalled = _stalled_clients(port)
@@ -392,6 +401,7 @@ print(json.dumps(out))
 """
 
 
+@needs_web
 def test_http_200_concurrent_requests_p99_under_a_second(api):
     with http_server(api) as (server, port):
         load = subprocess.run([sys.executable, "-c", LOAD, str(port), "200", START],
@@ -406,26 +416,45 @@ def test_http_200_concurrent_requests_p99_under_a_second(api):
     assert p99 < 1.0
 
 
+@needs_web
 def test_http_idle_and_half_line_clients_get_408(api):
     with http_server(api, timeout=0.3) as (server, port):
         idle, half = _stalled_clients(port)
+        slow = socket.create_connection(("127.0.0.1", port), timeout=5)  # a byte at a time
         start = time.monotonic()
-        for conn in (idle, half):
+        for byte in _get("/")[:10]:  # 0.2 s of bytes: the deadline counts from connecting
+            slow.sendall(bytes([byte]))
+            time.sleep(0.02)
+        for conn in (idle, half, slow):
             with conn:
                 data = conn.makefile("rb").read()
-            assert data.startswith(b"HTTP/1.0 408 ")
+            assert data.startswith(b"HTTP/1.1 408 ")
             assert json.loads(data.partition(b"\r\n\r\n")[2]) == \
                 {"error": "request not complete within 0.3 s"}
         assert time.monotonic() - start < 3
         assert _http(port, _get("/"))[0] == 200
 
 
+def _chunked(size: int) -> bytes:
+    """A POST whose body comes in chunks of 16 KB, ``size`` bytes in all."""
+    chunk = b"%x\r\n" % 0x4000 + b" " * 0x4000 + b"\r\n"
+    return (b"POST /move HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+            b"Content-Type: application/json\r\n\r\n" + chunk * (size // 0x4000)
+            + b"0\r\n\r\n")
+
+
 FAILURES = {  # what a client sends: the status and words of the JSON error
-    "POST": (b"POST /move HTTP/1.0\r\nContent-Length: 3\r\n\r\nabc", 405,
-             "method 'POST' not allowed"),
-    "DELETE": (b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n", 405, "method 'DELETE' not allowed"),
+    "POST-not-JSON": (b"POST /move HTTP/1.0\r\nContent-Length: 3\r\n\r\nabc", 422,
+                      "request body"),
+    "POST-bad-JSON": (b"POST /move HTTP/1.0\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 5\r\n\r\n{abc}", 422, "JSON decode error"),
+    "DELETE": (b"DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 405,
+               "method 'DELETE' not allowed"),
+    "PUT": (b"PUT /move HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}", 405,
+            "method 'PUT' not allowed; /move answers GET, POST"),
     "unknown-path": (_get("/nothing"), 404, "no such endpoint '/nothing'"),
-    "long-request-line": (_get("/" + "x" * 70_000), 414, "request line longer than 65536"),
+    "long-request-line": (_get("/" + "x" * 70_000), 414, "longer than"),
+    "long-target": (_get("/move?" + "x" * 3000), 414, "longer than 2048 characters"),
     "long-header": (b"GET / HTTP/1.0\r\nX-Big: " + b"y" * 70_000 + b"\r\n\r\n", 431,
                     "headers longer than 65536 bytes"),
     "long-headers": (b"GET / HTTP/1.0\r\n" + b"X-Big: " + b"y" * 60_000 + b"\r\n"
@@ -435,25 +464,31 @@ FAILURES = {  # what a client sends: the status and words of the JSON error
                      "more than 100 header lines"),
     "long-body": (b"GET / HTTP/1.0\r\nContent-Length: 1000000\r\n\r\n", 413,
                   "body longer than 65536"),
+    "long-chunked-body": (_chunked(0x4000 * 5), 413, "body longer than 65536"),
     "bad-syntax": (b"NONSENSE " + b"q" * 5000 + b" HTTP/1.0 extra\r\n\r\n", 400,
-                   "Bad request"),
-    "bad-dice": (_get(f"/move?posid={START}&dice=9,1"), 400, "1 to 6"),
-    "long-posid": (_get("/move?posid=" + "A" * 1500 + "&dice=3,1"), 400, "14 characters"),
+                   "bad request"),
+    "bad-bytes": (b"GET /move?posid=\xff\xfe HTTP/1.0\r\n\r\n", 400, "bad request"),
+    "bad-dice": (_get(f"/move?posid={START}&dice=9,1"), 422, "1 to 6"),
+    "long-posid": (_get("/move?posid=" + "A" * 1500 + "&dice=3,1"), 422, "14 characters"),
+    "too-many-trials": (_get(f"/rollout?posid={START}&trials=1297"), 422,
+                        "parameter 'trials': Input should be less than or equal to 1296"),
 }
 
 
+@needs_web
 @pytest.mark.parametrize("case", list(FAILURES))
 def test_http_failures_are_answered_in_json(api, case):
     request_bytes, status, message = FAILURES[case]
     with http_server(api) as (server, port):
         got, headers, body, _ = _http(port, request_bytes)
     assert got == status and message in body["error"], body
-    assert headers["Content-Type"] == "application/json"
+    assert headers["content-type"] == "application/json"
     assert len(body["error"]) < 300  # the input is quoted, never echoed whole
     if status == 405:
-        assert headers["Allow"] == "GET"
+        assert headers["allow"] in ("GET", "GET, POST")
 
 
+@needs_web
 def test_a_plus_sent_as_a_space_is_read_as_a_plus(api):
     with http_server(api) as (server, port):
         plain = _http(port, _get(f"/move?posid={PLUS_POSID}&dice=3,1"))  # '+' -> ' '
@@ -461,17 +496,18 @@ def test_a_plus_sent_as_a_space_is_read_as_a_plus(api):
     assert plain[0] == encoded[0] == 200 and plain[2] == encoded[2]
     assert plain[2]["posid"] == PLUS_POSID
     status, body = api.answer("/move?posid=otfBATDQ6+ABM&dice=3,1")
-    assert status == 400 and "%2B" in body["error"]
+    assert status == 422 and "%2B" in body["error"]
 
 
 class _SlowBigApi(Api):
     """Answers late and long, so the reply meets a client that has hung up."""
 
-    def answer(self, target):
+    def index(self):
         time.sleep(0.05)
-        return 200, {"filler": "x" * 2_000_000}
+        return {"filler": "x" * 2_000_000}
 
 
+@needs_web
 def test_a_client_hanging_up_mid_reply_is_no_traceback(capfd):
     with http_server(_SlowBigApi(None, "slow")) as (server, port):
         for _ in range(10):
@@ -489,6 +525,7 @@ def test_a_client_hanging_up_mid_reply_is_no_traceback(capfd):
     assert "Traceback" not in err and "Error" not in err, err
 
 
+@needs_web
 def test_http_refuses_connections_past_its_cap(api):
     with http_server(api, max_clients=1) as (server, port):
         with socket.create_connection(("127.0.0.1", port), timeout=5):
@@ -498,16 +535,59 @@ def test_http_refuses_connections_past_its_cap(api):
                 time.sleep(0.01)
             status, _, body, _ = _http(port, _get("/"))
             assert status == 503 and "too many connections (1)" in body["error"]
+        deadline = time.monotonic() + 5
+        while _http(port, _get("/"))[0] != 200:  # its slot is free again
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
 
 
-def test_http_client_library_sees_json_errors(api):
+@needs_web
+def test_http_client_library_sees_json_errors_and_keeps_the_connection(api):
     with http_server(api) as (server, port):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-        conn.request("POST", "/move", body=b"{}")
+        conn.request("PUT", "/move", body=b"{}")
         reply = conn.getresponse()
-        assert reply.status == 405 and reply.getheader("Allow") == "GET"
+        assert reply.status == 405 and reply.getheader("Allow") == "GET, POST"
         assert "error" in json.loads(reply.read())
+        conn.request("POST", "/move", body=b"{}", headers={"Content-Type": "application/json"})
+        reply = conn.getresponse()  # the same connection, kept alive
+        assert reply.status == 422 and json.loads(reply.read())["field"] == "posid"
+        conn.request("GET", f"/move?posid={START}&dice=3,1")
+        reply = conn.getresponse()
+        assert reply.status == 200 and json.loads(reply.read())["plays"]
         conn.close()
+
+
+@needs_web
+def test_http_keeps_connections_alive_without_delays(api):
+    """20 requests on one kept-alive connection: no 40 ms delayed-ACK wait between an
+    answer's headers and its body (the server's sockets are TCP_NODELAY)."""
+    with http_server(api) as (server, port):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        start = time.monotonic()
+        for _ in range(20):
+            conn.request("GET", "/move?posid=x&dice=3,1")
+            reply = conn.getresponse()
+            assert reply.status == 422 and json.loads(reply.read())["field"] == "posid"
+        seconds = time.monotonic() - start
+        conn.close()
+    assert seconds < 0.7, seconds
+
+
+@needs_web
+def test_http_stopping_ends_a_rollout_in_flight(api):
+    with http_server(api) as (server, port):
+        answer = []
+        thread = threading.Thread(target=lambda: answer.append(_http(
+            port, _get(f"/rollout?posid={START}&trials=1296&vr=false&seed=1"))))
+        thread.start()
+        time.sleep(0.3)  # the rollout has begun
+        start = time.monotonic()
+        server.stop(grace=2.0)
+        assert time.monotonic() - start < 4
+        thread.join(timeout=10)
+    status, _, body, _ = answer[0]
+    assert (status, body) == (503, {"error": "the server is stopping"})
 
 
 # ----------------------------------------------------------------------------------------

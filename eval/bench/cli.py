@@ -9,6 +9,7 @@ PYTHONDONTWRITEBYTECODE, nor sees edits made while the benchmark runs).
 
     python -m eval.bench.cli --baseline REV [--rounds 3] [--positions 1000] [--requests 200]
                              [--http-bot pubeval] [--threads 1] [--seed 1] [--quick] [--json]
+                             [--workloads serve_http,...]
 
 Three workloads, each run as a fresh ``gammon`` process of the tree being timed (``python -c
 "from gammon.cli import entry; entry()" ...`` with the tree as working directory and
@@ -31,7 +32,9 @@ inside the tree):
 
 A fourth, ``gammon moves 4HPwATDgc/ABMA 3 1`` on one position, is the cost of starting a
 process at all; it is timed too and subtracted from choose and hint in the rows
-"... less start-up" (the same round and side).
+"... less start-up" (the same round and side). ``--workloads`` picks some of them (e.g.
+``--workloads serve_http``: the HTTP servers' latencies alone, each round's p50, p99 and
+slowest answer of both trees printed); the rows "... less start-up" need their two.
 
 Every round runs each workload once on each side, the order of the sides reversed every
 other round (ABBA...), the two runs of a workload back to back, so that a slow spell of a
@@ -344,7 +347,7 @@ def _summary(current: list[float], baseline: list[float]) -> dict:
 
 def compare_with(commit: str, scratch: Path, rounds: int, positions: int, requests: int,
                  http_bot: str, threads: int | None, seed: int, report=print,
-                 warmup: bool = True) -> dict:
+                 warmup: bool = True, workloads: tuple[str, ...] = WORKLOADS) -> dict:
     """Today's tree and ``commit``'s in turns (ABBA...), every workload ``rounds`` times
     on each side (after one untimed ``hint`` on each when ``warmup``); the per-round ratios
     are current/baseline time."""
@@ -366,12 +369,13 @@ def compare_with(commit: str, scratch: Path, rounds: int, positions: int, reques
                                                        http_bot)}
     for side in trees if warmup else ():  # the disk cache, torch's first load: untimed
         jobs["hint"](side)
-    runs = {w: {"current": [], "baseline": []} for w in WORKLOADS}
-    outputs = {w: {} for w in WORKLOADS}
+    chosen = tuple(w for w in WORKLOADS if w in workloads)
+    runs = {w: {"current": [], "baseline": []} for w in chosen}
+    outputs = {w: {} for w in chosen}
     wall = time.perf_counter()
     for r in range(rounds):
         order = ("current", "baseline") if r % 2 == 0 else ("baseline", "current")
-        for workload in WORKLOADS:
+        for workload in chosen:
             for side in order:
                 result = jobs[workload](side)
                 outputs[workload].setdefault(side, result.pop("output"))
@@ -381,12 +385,13 @@ def compare_with(commit: str, scratch: Path, rounds: int, positions: int, reques
                     extra = f", CPU {result['cpu_seconds']:.3f} s"
                 if "p99_seconds" in result:
                     extra = (f", p50 {result['p50_seconds']:.3f} s, "
-                             f"p99 {result['p99_seconds']:.3f} s")
+                             f"p99 {result['p99_seconds']:.3f} s, "
+                             f"max {result['max_seconds']:.3f} s")
                 report(f"  round {r + 1}, {workload:<12} {side:<8}: "
                        f"{result['seconds']:8.3f} s{extra}")
     wall = time.perf_counter() - wall
     workloads = {}
-    for workload in WORKLOADS:
+    for workload in chosen:
         sides = runs[workload]
         entry = _summary([x["seconds"] for x in sides["current"]],
                          [x["seconds"] for x in sides["baseline"]])
@@ -398,13 +403,15 @@ def compare_with(commit: str, scratch: Path, rounds: int, positions: int, reques
                 entry[key] = {side: [x[key] for x in sides[side]] for side in sides}
         workloads[workload] = entry
     for name, of in DERIVED.items():
+        if of not in workloads or "startup" not in workloads:
+            continue
         workloads[name] = _summary(
             [a - s for a, s in zip(workloads[of]["current_seconds"],
                                    workloads["startup"]["current_seconds"])],
             [a - s for a, s in zip(workloads[of]["baseline_seconds"],
                                    workloads["startup"]["baseline_seconds"])])
     notes = []
-    for w in WORKLOADS:
+    for w in chosen:
         new, old = outputs[w].get("current"), outputs[w].get("baseline")
         if new == old:
             continue
@@ -463,12 +470,17 @@ def print_text(result: dict) -> None:
               + "   (median of the per-round ratios)")
         if name == "serve_http":
             p99 = entry["p99_seconds"]
+            for r, (c, b) in enumerate(zip(p99["current"], p99["baseline"]), 1):
+                print(f"{'p99 ' + str(r):>8}{_number(c, 12)}{_number(b, 12)}"
+                      f"{_number(c / b if b else None, 18)}   (round {r}'s p99 latency)")
             print(f"{'p99 s':>8}{_number(_median(p99['current']), 12)}"
                   f"{_number(_median(p99['baseline']), 12)}   (median of the rounds' p99)")
     print(f"\nmedian of the per-round ratios current/baseline time "
           f"(within {TOLERANCE:.0%}: {1 - TOLERANCE:.2f} to {1 + TOLERANCE:.2f}):")
     print(f"  {'':<32}{'wall':>7}  {'':<24}{'CPU':>7}")
     for name in ("choose_batch", "hint", "serve_http", "choose_batch_less_startup"):
+        if name not in result["workloads"]:
+            continue
         entry = result["workloads"][name]
         q = entry["median_ratio"]
         cpu = entry["cpu"]["median_ratio"] if "cpu" in entry else None
@@ -502,8 +514,16 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="small sizes (20 positions, 20 requests) and no untimed warm-up "
                              "run: a smoke test")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS), metavar="W,W,...",
+                        help=f"the workloads to time, comma-separated (default: all, "
+                             f"{','.join(WORKLOADS)})")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    workloads = tuple(w.strip() for w in args.workloads.split(",") if w.strip())
+    unknown = sorted(set(workloads) - set(WORKLOADS))
+    if unknown or not workloads:
+        parser.error(f"--workloads takes some of {', '.join(WORKLOADS)}; got "
+                     f"{args.workloads!r}")
     small = 20 if args.quick else None
     args.positions = args.positions or small or 1000
     args.requests = args.requests or small or 200
@@ -524,7 +544,8 @@ def main(argv=None) -> int:
             result = compare_with(commit, Path(scratch), args.rounds, args.positions,
                                   args.requests, args.http_bot, args.threads or None,
                                   args.seed,
-                                  report, warmup=not args.quick)
+                                  report, warmup=not args.quick and "hint" in workloads,
+                                  workloads=workloads)
         except BaselineError as error:
             print(f"{PROG}: error: --baseline: {error}", file=sys.stderr)
             return 2

@@ -1,4 +1,5 @@
-"""``gammon serve-http``: a bot behind a small JSON API (/move, /eval) on loopback."""
+"""``gammon serve-http``: a bot behind a JSON API (/move, /eval, /rollout) on loopback,
+FastAPI on uvicorn (``gammon.web``, the web extra)."""
 
 from __future__ import annotations
 
@@ -8,28 +9,39 @@ import threading
 import time
 
 from engine.rules import VARIANTS
+from eval.analysis.rollouts import DEFAULT_TRIALS, MAX_TRIALS
 
 from ..errors import UsageError
 from ..external import MAX_CLIENTS, TIMEOUT
 from ..options import add_plies_option, load_bot, with_plies
+from ..positions import whole_type
+from ..web import INSTALL
 
-HELP = """\
-Serve a bot over HTTP with a small JSON API (GET only):
+HELP = f"""\
+Serve a bot over HTTP with a JSON API (FastAPI on uvicorn; needs the web extra: {INSTALL}):
 
   /move?posid=POSID&dice=D1,D2   the legal plays ranked by the bot: notation, score,
                                  resulting Position ID (not flipped)
   /eval?posid=POSID              probabilities, cubeless and cubeful equities, cube action
                                  (bots with probabilities: net:PATH, gnubg)
+  /rollout?posid=POSID&trials=N&seed=S&truncate=P&vr=false ...
+                                 a rollout, the JSON of `gammon rollout --json`; at most
+                                 --max-trials trials a request (default {DEFAULT_TRIALS:,})
+  /docs, /openapi.json           every endpoint and field, as a page and as OpenAPI
 
-Every answer is JSON, errors too: {"error": "..."} with status 400 (a bad parameter), 404
-(an unknown path), 405 (a method other than GET), 408 (a request not complete within
---timeout seconds), 413/414/431 (a body, request line or headers over 64 KB) or 503 (more
-than --max-clients connections). A Position ID's '+' is written %2B in a URL (a plain '+'
-arrives as a space, which is read as '+').
+Each endpoint answers GET with query parameters and POST with the same fields as a JSON
+object. Every answer is JSON, errors too: {{"error": "...", "field": "..."}} with status 422
+(a bad or missing field, named), 404 (an unknown path), 405 (another method), 408 (a request
+not complete within --timeout seconds), 413/414/431 (a body over 64 KB, a request target
+over 2,048 characters, headers over 64 KB or 100 lines) or 503 (more than --max-clients
+connections, or 2 rollouts being played). A Position ID's '+' is written %2B in a URL (a
+plain '+' arrives as a space, which is read as '+').
 
-Requests are served at once, each connection in its own thread. Listens on 127.0.0.1
-unless --host says otherwise; Ctrl-C or SIGTERM stops (answers in flight finish first, 2 s
-at most; exit status 0).
+One event loop reads every connection, so an idle or slow client holds up nobody; one
+thread asks the bot (the /move requests that wait meanwhile ranked in one batch), and a
+rollout plays its trials a few dozen at a time so that other requests are answered
+between them. Listens on 127.0.0.1 unless --host says otherwise; Ctrl-C or SIGTERM stops
+(answers in flight finish first, 2 s at most; exit status 0).
 
 example:
   gammon serve-http --port 8080 --bot net: &
@@ -48,15 +60,24 @@ def add_parser(sub) -> None:
                    help=f"a request must arrive whole within SECONDS (default: {TIMEOUT:g})")
     p.add_argument("--max-clients", type=int, default=MAX_CLIENTS, metavar="N",
                    help=f"connections served at once; more get 503 (default: {MAX_CLIENTS})")
+    p.add_argument("--max-trials", type=whole_type("--max-trials", 1, MAX_TRIALS),
+                   default=DEFAULT_TRIALS, metavar="N",
+                   help=f"the most trials of one /rollout request, 1 to {MAX_TRIALS:,} "
+                        f"(default: {DEFAULT_TRIALS:,})")
     add_plies_option(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    from ..web import INSTALL, missing
+    gone = missing()
+    if gone is not None:
+        raise UsageError(f"serve-http needs the package {gone}: {INSTALL}")
     from eval.bots.cube import probability_source
 
     from ..external import one_torch_thread, signal_name, stop_on_signals
-    from ..http_api import Api, make_server
+    from ..http_api import Api
+    from ..web.server import WebServer
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0..65535, got {args.port}")
     if not args.timeout > 0:
@@ -65,22 +86,20 @@ def run(args) -> int:
         raise UsageError(f"--max-clients must be >= 1, got {args.max_clients}")
     bot_name = with_plies(args.bot, args.plies)
     bot = load_bot(bot_name, None, args.variant)
-    api = Api(bot, bot_name, args.variant, probability_source(bot))
+    api = Api(bot, bot_name, args.variant, probability_source(bot), args.max_trials)
     one_torch_thread()
     try:
-        server = make_server(api, args.host, args.port, args.timeout, args.max_clients)
+        server = WebServer(api, args.host, args.port, args.timeout, args.max_clients)
     except OSError as e:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
     host, port = server.server_address[:2]
-    print(f"serving {bot_name} on http://{host}:{port} (/move, /eval); Ctrl-C stops",
-          file=sys.stderr, flush=True)
+    print(f"serving {bot_name} on http://{host}:{port} (/move, /eval, /rollout, /docs); "
+          f"Ctrl-C stops", file=sys.stderr, flush=True)
     stop = threading.Event()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.25},
-                              name="serve-http", daemon=True)
     with stop_on_signals(stop) as received:
-        thread.start()
+        server.start()
         try:
-            while not stop.is_set() and thread.is_alive():
+            while not stop.is_set() and server.running():
                 time.sleep(0.1)  # poll: the signal handler sets ``stop``
         finally:
             server.stop()
