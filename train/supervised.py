@@ -36,6 +36,7 @@ import torch
 
 from engine.files import append_line, write_atomic
 from engine.phase import CONTACT, CRASHED, RACE
+from eval.analysis.rollouts import one_thread
 from model import checkpoint as ckpt
 from model.encoding import encoder
 from model.net import ValueNet
@@ -70,16 +71,17 @@ class FitSettings:
     """Train a network of its own for crashed positions (started from the main one)."""
 
     def check(self) -> None:
-        for key, low, high in (("epochs", 1, 100_000), ("batch_size", 1, 1_000_000),
-                               ("patience", 1, 100_000), ("seed", 0, 2**63 - 1)):
-            value = getattr(self, key)
-            if not isinstance(value, int) or not low <= value <= high:
-                raise StageError(f"stage2.{key}: must be a whole number {low}..{high}, "
-                                 f"got {value!r}")
-        if not (isinstance(self.learning_rate, (int, float))
-                and 0 < self.learning_rate <= 1):
-            raise StageError(f"stage2.learning_rate: must be above 0, at most 1, got "
-                             f"{self.learning_rate!r}")
+        """StageError naming the first key out of its range (``train.config.RANGES``)."""
+        from .config import ConfigError, check_range
+        try:
+            for key in ("epochs", "batch_size", "learning_rate", "patience"):
+                value = getattr(self, key)
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    raise ConfigError(f"stage2.{key}: expected a number, got {value!r}")
+                check_range(f"stage2.{key}", value)
+            check_range("train.seed", self.seed)
+        except ConfigError as e:
+            raise StageError(str(e)) from None
 
 
 def soft_targets(targets: np.ndarray) -> np.ndarray:
@@ -208,7 +210,7 @@ def supervise(init: str | Path, datasets, out: str | Path, settings: FitSettings
         log_path.unlink()
     targets = soft_targets(rows.targets)
     started = time.perf_counter()
-    with torch.random.fork_rng(devices=[]), _one_thread():
+    with torch.random.fork_rng(devices=[]), one_thread():
         for name in NETWORKS:
             if name not in nets:
                 continue
@@ -251,14 +253,3 @@ def supervise(init: str | Path, datasets, out: str | Path, settings: FitSettings
                                  "stage2": json.dumps(result)})
     write_atomic(out / RESULT, (json.dumps(result, indent=1) + "\n").encode())
     return result
-
-
-class _one_thread:
-    """Torch on one thread inside (restored after): the run is then the same bit for bit."""
-
-    def __enter__(self):
-        self.before = torch.get_num_threads()
-        torch.set_num_threads(1)
-
-    def __exit__(self, *exc):
-        torch.set_num_threads(self.before)
