@@ -139,14 +139,19 @@ class Side:
         self.checkers = checkers
 
     @cached_property
+    def _mine(self) -> np.ndarray:
+        """The mover's checkers per cell: (N, 26) int8."""
+        return np.maximum(self.boards, 0)
+
+    @cached_property
     def counts(self) -> np.ndarray:
         """The mover's checkers per cell: (N, 26) float32."""
-        return np.maximum(self.boards, 0).astype(np.float32)
+        return self._mine.astype(np.float32)
 
     @cached_property
     def by_cell(self) -> np.ndarray:
         """The mover's checkers per cell, cell-major: (26, N) int8."""
-        return np.ascontiguousarray(np.maximum(self.boards, 0).T)
+        return np.ascontiguousarray(self._mine.T)
 
     @cached_property
     def masks(self) -> np.ndarray:
@@ -185,14 +190,24 @@ class Side:
         return lowest_bit(self.shot_masks.src, 25)
 
     @cached_property
+    def contact(self) -> bool:
+        """Whether any board has a checker of the mover's beyond the opponent's rearmost
+        checker (the sides can still meet; ``engine.phase``'s contact). Without, the mover
+        has nothing to break contact with, no blot can be hit and no point of the
+        opponent's stands in front of a checker of his."""
+        return bool((self.rearmost > self.their_rearmost).any())
+
+    @cached_property
     def shots(self) -> np.ndarray:
         """(rolls hitting one blot or more, pips lost, rolls hitting two or more) out of 36
         when the opponent rolls next: (3, N) float32; worked out on boards with a blot of
         the mover's in front of an opponent checker (two for the last), zero on the others."""
         out = np.zeros((3, len(self.boards)), dtype=np.float32)
         masks = self.shot_masks
-        exposed = highest_bit(masks.blot) > self.their_rearmost
-        pairs = popcount(masks.blot) >= 2
+        behind = self.their_rearmost.astype(np.uint32)  # a blot up to here cannot be hit
+        exposed = highest_bit(masks.blot) > behind
+        # two blots in front of an opponent checker (with one, no roll hits two)
+        pairs = popcount(masks.blot & ~((np.uint32(2) << behind) - np.uint32(1))) >= 2
         for rows, two in ((exposed & ~pairs, False), (exposed & pairs, True)):
             rows = np.flatnonzero(rows)
             if len(rows):
@@ -231,6 +246,8 @@ def break_contact(boards) -> np.ndarray:
     side = _side(boards)
     rearmost = side.their_rearmost.astype(np.int16)
     pips = np.zeros(len(rearmost), dtype=np.int16)
+    if not side.contact:  # every checker of the mover's is behind the opponent's: 0
+        return pips / np.float32(200)
     for cell in range(1, 26):
         pips += side.by_cell[cell] * np.maximum(cell - rearmost, 0)
     return pips / np.float32(200)
@@ -304,6 +321,9 @@ def mobility(boards) -> np.ndarray:
     rolls times the pips it has to go to reach home (cell - 6), summed / 3600;
     [0, 2.85] (15 checkers on the bar, all rolls free)."""
     side = _side(boards)
+    if not side.contact:  # no point of the opponent's in front: each checker's free rolls
+        total = np.einsum("cn,c->n", side.by_cell[7:26], _FREE_MOBILITY, dtype=np.int16)
+        return total / np.float32(3600)
     total = np.zeros(len(side.boards), dtype=np.int16)  # at most 15 * 19 * 36
     for cell in range(7, 26):
         rolls = escapes_down(side.their_made, cell)
@@ -341,6 +361,8 @@ def backbone(boards) -> np.ndarray:
     return np.where(count >= 2, linked / np.maximum(count, 1), 0).astype(np.float32)
 
 
+_FREE_MOBILITY = (ESCAPES_DOWN[7:26, 0].astype(np.int16)
+                  * np.arange(1, 20, dtype=np.int16))  # (19,) cells 7..25: rolls x pips home
 _TO_HOME = np.maximum(np.arange(26) - 6, 0).astype(np.float32)  # pips from a cell to the 6-point
 _ANCHOR_PIPS = np.array([sum(2 * (13 + j) for j in range(6) if bits >> j & 1)
                          for bits in range(64)], dtype=np.float32)  # anchors on 19..24: pips

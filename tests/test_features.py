@@ -322,6 +322,23 @@ def test_the_feature_functions_take_boards_or_a_side(positions):
         np.testing.assert_array_equal(function(positions), function(side), err_msg=name)
 
 
+def test_races_alone_take_the_quick_path_to_the_same_floats(positions):
+    """A batch of races only (what the race network gets) skips the contact loops (break
+    contact, mobility's escapes) and the shots; each board's features are the same bits as
+    in a batch with contact, where every loop runs."""
+    from engine.phase import is_race
+    race = is_race(positions)
+    assert race.any() and (~race).any()
+    mixed = F.feature_rows(positions)  # (F, N): contact in the batch, every loop runs
+    alone = F.feature_rows(positions[race])
+    assert not F.Side(positions[race]).contact and F.Side(positions).contact
+    assert mixed.dtype == alone.dtype == np.float32
+    np.testing.assert_array_equal(mixed[:, race].view(np.uint32), alone.view(np.uint32))
+    np.testing.assert_array_equal(mixed[:, ~race].view(np.uint32),
+                                  F.feature_rows(positions[~race]).view(np.uint32))
+    assert (alone[F.NAMES.index("break_contact")] == 0).all()
+
+
 # --- a network of the advanced encoding -----------------------------------------------------
 
 def test_an_advanced_network_trains_saves_exports_and_plays(tmp_path):

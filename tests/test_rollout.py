@@ -110,6 +110,38 @@ def test_the_variance_reductions_best_play_is_the_bots_play(name, monkeypatch):
     assert np.array_equal(quick.plies, asked.plies)
 
 
+@pytest.mark.parametrize("name", ["standard", "caucasian"])
+def test_plain_rollouts_play_each_game_as_the_bot_does(name, net, monkeypatch):
+    """Without variance reduction the loop plays a 0-ply net's rolls itself, each distinct
+    (board, roll) once and each distinct afterstate valued once: the same trials as asking
+    the bot every turn (a race, which meets the same games again, and the opening)."""
+    from eval.analysis.blas import blas_threads
+    from eval.analysis.rollout_vr import distinct_rows
+    bot = net if name == "standard" else make_bot("net:", 1, name)
+    race = np.zeros(26, dtype=np.int8)
+    race[[1, 2, 3, 5, 8]], race[[24, 22, 20, 17]] = (3, 3, 3, 3, 2), (-4, -4, -4, -3)
+    boards = np.stack([variant(name).start_board(), race])
+    s = Settings(trials=72, seed=4, vr=False, truncate=14, variant=name)
+    assert ro.Trials(bot, bot.evaluator, ro.make_roots(boards), s).plays_itself
+    calls = []
+
+    def counted(rows):
+        first, inverse = distinct_rows(rows)
+        calls.append((len(rows), len(first)))
+        return first, inverse
+    monkeypatch.setattr(ro, "distinct_rows", counted)
+    quick = rollout(bot, boards, s)
+    assert calls[0] == (2 * 72, 2 * 21)  # the first rolls of 144 trials: 21 games a board
+    monkeypatch.setattr(ro, "SHORTCUT", False)
+    with blas_threads(2):  # NumPy's BLAS threads change no number either
+        asked = rollout(bot, boards, s)
+    for a, b in zip(quick, asked):
+        assert np.array_equal(a.outcomes, b.outcomes) and np.array_equal(a.plies, b.plies)
+    rows = np.array([[1, 2, 3], [1, 2, 3], [0, 2, 3]], dtype=np.int8)  # any width up to 32
+    first, inverse = distinct_rows(np.tile(rows, (1, 10)))
+    assert len(first) == 2 and np.array_equal(inverse, [0, 0, 1])
+
+
 def test_every_variant_rolls_out_through_the_same_loop():
     for name in VARIANTS:
         rules = variant(name)

@@ -77,12 +77,15 @@ def folded(evaluator, boards: np.ndarray, bomb: np.ndarray | None) -> np.ndarray
 
 
 def distinct_rows(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One row per distinct board of boards (K, 26) int8: (first (U,) rows, inverse (K,)
-    with ``boards[first][inverse] == boards``). Sorts a 64-bit hash of each row, then checks
+    """One row per distinct board of boards (K, 26) int8 (or any rows of at most 32 int8,
+    e.g. a board and its roll): (first (U,) rows, inverse (K,) with
+    ``boards[first][inverse] == boards``). Sorts a 64-bit hash of each row, then checks
     every merge against the rows themselves: exact, with a slower exact sort after a
     collision."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    width = boards.shape[1]
     padded = np.zeros((len(boards), 32), dtype=np.uint8)  # a row as 4 words of 8 bytes
-    padded[:, :26] = boards.view(np.uint8)
+    padded[:, :width] = boards.view(np.uint8)
     words = padded.view(np.uint64)  # (K, 4)
     hashed = words[:, 0] * _MIX[0]  # (K,) wrapping products
     for column in range(1, 4):
@@ -93,7 +96,7 @@ def distinct_rows(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
     merged = np.flatnonzero(~new)
     if not (words[order[merged]] == words[order[merged - 1]]).all():  # a collision
-        rows = np.ascontiguousarray(boards).view(np.dtype((np.void, 26))).reshape(-1)
+        rows = boards.view(np.dtype((np.void, width))).reshape(-1)
         _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
         return first, inverse.reshape(-1)
     inverse = np.empty(len(order), dtype=np.int64)

@@ -67,13 +67,15 @@ from engine.cube import Cube, CubeRules
 from engine.game import GameState, bomb_decisions, cube_decisions, end_turn, play_turn
 from engine.cube_policy import CubeBot, tell_score
 from engine.match import MatchContext, MatchScore
-from engine.outcomes import FIVE, OUTCOME_POINTS, certain, to_five
+from engine.movegen import legal_plays
+from engine.outcomes import FIVE, OUTCOME_POINTS, certain, equity, to_five
+from engine.policy import best_per_root
 from engine.rules import variant as get_variant
 from eval.bots.cube import probability_source
 from model.cube import EFFICIENCY, cubeful_equity
 
 from .rollout_dice import TrialDice, roll_index
-from .rollout_vr import as_evaluator, folded, luck, roll_values
+from .rollout_vr import Once, as_evaluator, distinct_rows, folded, luck, roll_values
 
 MAX_TRIALS = 1_000_000  # trials per position at most
 DEFAULT_TRIALS = 1296  # 36 x 36: every pair of first two rolls once
@@ -416,8 +418,11 @@ class Trials:
         self.bomb = "bomb" in self.rules.extra_state
         self.bearoff = settings.stops_in_bearoff
         self.dice = TrialDice(settings.seed, settings.quasi)
-        self.shortcut = (settings.vr and not self.match
-                         and plays_like_lookahead(player, self.evaluator))
+        zero_ply = not self.match and plays_like_lookahead(player, self.evaluator)
+        self.shortcut = settings.vr and zero_ply
+        # without variance reduction the loop plays a 0-ply net's rolls itself
+        # (``_best_plays``), where no variant state (the bomb) goes with the board
+        self.plays_itself = zero_ply and not self.rules.extra_state
         if self.match:
             from model.match_cube import met_for
             self.met = met_for(MatchScore(length=int(roots.length.max())))
@@ -649,6 +654,8 @@ class Trials:
     def _play(self, act, boards, roll) -> np.ndarray:
         """The bot's plays of the rolls, at most PLAY_CHUNK games at a time, in chunks of
         even size (afterstates, not flipped)."""
+        if self.plays_itself:
+            return self._best_plays(boards, roll)
         st = self.state
         after = np.empty((len(act), 26), dtype=np.int8)
         policies = (self.player, self.player)
@@ -665,21 +672,55 @@ class Trials:
         return after
 
 
+    def _best_plays(self, boards, roll) -> np.ndarray:
+        """A 0-ply net's plays of the rolls (``plays_like_lookahead``), as the bot chooses
+        them (the legal play of the highest cubeless equity, the first on a tie), with
+        nothing worked out twice: each distinct (board, roll) of the trials is played once
+        (the trials of a position share their first rolls, and races meet again), and each
+        distinct afterstate of those plays is valued once (``Once``). A board's plays come
+        in an order of its own (``engine.movegen``) and the net's values do not depend on
+        the batch (``model.rows.batch_independent``), so the afterstates are the bot's.
+        boards (n, 26), roll (n, 2) -> afterstates (n, 26), not flipped."""
+        first, inverse = distinct_rows(np.concatenate([boards, roll.astype(np.int8)], axis=1))
+        games, dice = boards[first], roll[first]  # (u, 26), (u, 2)
+        parts, roots = [], []
+        for start in range(0, len(games), PLAY_CHUNK):
+            plays = legal_plays(games[start:start + PLAY_CHUNK], dice[start:start + PLAY_CHUNK],
+                                self.rules)
+            parts.append(plays.boards)
+            roots.append(plays.root + start)
+        after = np.concatenate(parts)  # (K, 26) every play of every distinct game
+        root = np.concatenate(roots)
+        # a game with one legal play (none: the board as it is) plays it unvalued
+        counts = np.bincount(root, minlength=len(games))  # (u,) plays per game, >= 1
+        chosen = np.cumsum(counts) - counts  # (u,) each game's first play
+        choice = np.flatnonzero(counts > 1)
+        if len(choice):
+            rows = np.flatnonzero(counts[root] > 1)  # the plays of those games
+            index = np.cumsum(counts > 1) - 1  # a game's place among them
+            values = equity(Once(self.evaluator).after_play(after[rows]))
+            chosen[choice] = rows[best_per_root(values, index[root[rows]], len(choice))]
+        return after[chosen][inverse]
+
+
 @contextmanager
 def one_thread():
-    """Torch on one thread while trials run (restored after): the batches are small, and a
-    second thread waiting on a busy core costs many times what it gains. A rollout uses
-    more cores as more processes (``eval.analysis.rollout_actors``)."""
+    """Torch and NumPy's BLAS (``eval.analysis.blas``) on one thread while trials run
+    (restored after): the batches are small, and a second thread waiting on a busy core
+    costs many times what it gains. A rollout uses more cores as more processes
+    (``eval.analysis.rollout_actors``)."""
+    from .blas import blas_threads
     torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+    with blas_threads(1):
+        if torch is None:
+            yield
+            return
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
 
 
 # --- the front door -------------------------------------------------------------------------

@@ -5,6 +5,7 @@ both programs side by side.
     python -m eval.gnubg.rollouts                      # compare (about 20 min on one core)
     python -m eval.gnubg.rollouts --positions 3 --trials 144   # a quick look
     python -m eval.gnubg.rollouts --speed              # trials a second, gnubg -t beside us
+    python -m eval.gnubg.rollouts --speed --modes plain --rounds 3   # plain only, 3 turns
     python -m eval.gnubg.rollouts --generate --seed 1 --per-phase 8   # needs gnubg, gnubg-nn
 
 The data (``eval/gnubg/data/gnubg_rollouts.jsonl``, committed): money positions before the
@@ -26,8 +27,9 @@ distance to gnubg's is what is left of our net's error after the look at whole g
 
 Speed: ``--speed-positions`` positions of the set (one per phase first), rolled out with
 ``--trials`` by ``gnubg -t`` (``set threads 1``) and by us in this process (torch on one
-thread), with and without variance reduction: trials a second of each and their ratio.
-gnubg's start (loading its nets, timed with an empty script) is taken off its time.
+thread, NumPy's BLAS too), with and without variance reduction (``--modes``), gnubg then
+us, ``--rounds`` times: trials a second of each and their ratio. gnubg's start (loading its
+nets, timed with an empty script) is taken off its time.
 """
 
 from __future__ import annotations
@@ -263,9 +265,15 @@ def speed_positions(rows: list[dict], count: int) -> list[dict]:
     return out
 
 
-def speed(rows: list[dict], bot, trials: int, seed: int, log=None) -> dict:
-    """Trials a second of gnubg -t (one thread) and of our rollout (one process, one
-    torch thread) on the same positions and trials, with and without VR."""
+MODES = ("plain", "vr")
+
+
+def speed(rows: list[dict], bot, trials: int, seed: int, log=None, modes=MODES,
+          rounds: int = 1) -> dict:
+    """Trials a second of gnubg -t (one thread) and of our rollout (one process, torch and
+    NumPy's BLAS on one thread) on the same positions and trials, with and without VR
+    (``modes``), in ``rounds`` turns of gnubg then us: per mode the seconds of each turn,
+    the totals' trials a second and their ratio (ours / gnubg's: above 1, ours are more)."""
     from eval.analysis.rollouts import Settings, rollout
     posids = [r["posid"] for r in rows]
     boards = np.stack([decode(p) for p in posids])
@@ -273,17 +281,25 @@ def speed(rows: list[dict], bot, trials: int, seed: int, log=None) -> dict:
     run_gnubg_on_terminal(gnubg_settings(trials, True))
     startup = time.perf_counter() - start
     out = {"positions": posids, "trials": trials, "gnubg_startup_seconds": startup,
-           "gnubg": gnubg_version()}
-    for vr in (False, True):
-        mode = "vr" if vr else "plain"
-        start = time.perf_counter()
-        gnubg_rollouts(posids, trials, vr, seed)
-        g = max(time.perf_counter() - start - startup, 1e-9)
-        start = time.perf_counter()
-        rollout(bot, boards, Settings(trials=trials, seed=seed, vr=vr))
-        ours = time.perf_counter() - start
-        total = trials * len(posids)
+           "gnubg": gnubg_version(), "rounds": rounds}
+    rollout(bot, boards[:1], Settings(trials=36, seed=seed))  # our nets and tables loaded
+    for mode in modes:
+        vr = mode == "vr"
+        gnubg_turns, our_turns = [], []
+        for r in range(rounds):
+            start = time.perf_counter()
+            gnubg_rollouts(posids, trials, vr, seed)
+            gnubg_turns.append(max(time.perf_counter() - start - startup, 1e-9))
+            start = time.perf_counter()
+            rollout(bot, boards, Settings(trials=trials, seed=seed, vr=vr))
+            our_turns.append(time.perf_counter() - start)
+            if log:
+                log(f"{mode} round {r + 1}: gnubg {gnubg_turns[-1]:.2f} s, ours "
+                    f"{our_turns[-1]:.2f} s, ratio {gnubg_turns[-1] / our_turns[-1]:.2f}")
+        g, ours = sum(gnubg_turns), sum(our_turns)
+        total = trials * len(posids) * rounds
         out[mode] = {"gnubg_seconds": g, "our_seconds": ours,
+                     "gnubg_turns": gnubg_turns, "our_turns": our_turns,
                      "gnubg_trials_per_second": total / g,
                      "our_trials_per_second": total / ours, "ratio": g / ours}
         if log:
@@ -310,6 +326,10 @@ def main(argv=None) -> int:
     p.add_argument("--speed", action="store_true", help="time gnubg -t and us side by side")
     p.add_argument("--speed-positions", type=int, default=SPEED_POSITIONS,
                    help=f"positions timed (default {SPEED_POSITIONS}, one per phase)")
+    p.add_argument("--modes", default=",".join(MODES),
+                   help="with --speed: plain, vr or both, comma-separated (default both)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="with --speed: turns of gnubg then us per mode (default 1)")
     p.add_argument("--generate", action="store_true", help="make (or go on making) the data")
     p.add_argument("--per-phase", type=int, default=PER_PHASE,
                    help=f"with --generate: positions per phase (default {PER_PHASE})")
@@ -320,6 +340,11 @@ def main(argv=None) -> int:
             raise UsageError("--trials is 1 to 1,000,000")
         if args.seed < 0:
             raise UsageError("--seed is a whole number >= 0")
+        modes = tuple(m for m in args.modes.split(",") if m)
+        if not modes or any(m not in MODES for m in modes):
+            raise UsageError(f"--modes are among {', '.join(MODES)}, got {args.modes!r}")
+        if args.rounds < 1:
+            raise UsageError("--rounds is a whole number >= 1")
 
         def log(text):
             print(text, file=sys.stderr, flush=True)
@@ -337,7 +362,7 @@ def main(argv=None) -> int:
                 raise UsageError("--speed needs GNU Backgammon's gnubg program "
                                  "(Debian: apt-get install gnubg)")
             report = speed(speed_positions(rows, args.speed_positions), bot, args.trials,
-                           args.seed, log)
+                           args.seed, log, modes, args.rounds)
         else:
             report = compare(rows, bot, args.trials, args.seed, log)
     except (UsageError, CubeDataError, GnubgError, WriteError) as e:
@@ -347,7 +372,7 @@ def main(argv=None) -> int:
         print(json.dumps(report))
         return 0
     if args.speed:
-        for mode in ("plain", "vr"):
+        for mode in modes:
             r = report[mode]
             print(f"{mode:5}  gnubg {r['gnubg_trials_per_second']:8.1f} trials/s  ours "
                   f"{r['our_trials_per_second']:8.1f} trials/s  ours/gnubg "
