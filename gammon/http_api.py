@@ -13,7 +13,7 @@ answered all at once, ``gammon.batching``).
     GET /move?posid=4HPwATDgc/ABMA&dice=3,1     -> {"posid", "dice", "bot", "score", "plays"}
     GET /eval?posid=4HPwATDgc/ABMA              -> {"posid", "bot", "probabilities", ...}
     GET /rollout?posid=4HPwATDgc/ABMA&trials=36 -> what ``gammon rollout --json`` prints
-    GET /                                       -> what the server offers
+    GET /api                                    -> what the server offers
 
 A ``+`` of a Position ID must be written ``%2B`` in a URL; written plain it arrives as a
 space, which is read as ``+`` (Position IDs have no spaces).
@@ -41,6 +41,7 @@ from .positions import read_die, read_position
 
 MAX_QUERY = 2048  # characters of a request target: a position and its settings need far fewer
 MAX_BYTES = 65536  # bytes of the header section, of a body
+MAX_REVIEW_TURNS = 2000  # turns of a match file one /review grades at most
 ROLLOUT_CHUNK = 72  # trials a rollout plays at a time; other requests are answered between
 PLUS = "('+' in a URL is written %2B; a space is read as '+')"
 SEED_LIMIT = 2 ** 63  # seeds are 0 .. 2**63-1
@@ -50,6 +51,8 @@ MOVE_FIELDS = ("posid", "dice")
 EVAL_FIELDS = ("posid",)
 ROLLOUT_FIELDS = ("posid", "trials", "seed", "truncate", "vr", "quasi", "bearoff", "cubeful",
                   "efficiency", "jacoby", "beavers")
+REVIEW_FIELDS = ("text", "on_illegal", "doubtful", "bad", "very_bad", "lucky", "very_lucky",
+                 "unlucky", "very_unlucky")
 
 
 class BadRequest(ValueError):
@@ -62,6 +65,21 @@ class BadRequest(ValueError):
 
 class RolloutStopped(RuntimeError):
     """The server stopped while a rollout was being played."""
+
+
+class ReviewTooLong(ValueError):
+    """A /review file with more turns than the server grades (status 413)."""
+
+
+def _plies(name: str) -> int:
+    """The look-ahead a bot name says (net:PATH@N), 0 for others."""
+    from eval.bots.registry import NET_PREFIX, net_spec
+    if name.startswith(NET_PREFIX):
+        try:
+            return net_spec(name[len(NET_PREFIX):])[1]
+        except ValueError:
+            return 0
+    return 0
 
 
 def read_dice(text: str) -> tuple[int, int]:
@@ -209,8 +227,12 @@ class Api:
                               "/eval": "posid: probabilities, equities, cube action",
                               "/rollout": f"posid, trials (1 to {self.max_trials:,}), seed, "
                                           f"truncate, vr, ...: a Monte-Carlo rollout",
+                              "/review": "POST a .mat or SGF file (or JSON: text, "
+                                         "on_illegal, thresholds): every decision graded",
                               "/docs": "every endpoint and field (/openapi.json: the same "
-                                       "as OpenAPI)"},
+                                       "as OpenAPI)",
+                              "/": "the board in the browser: play the bot, hints, a "
+                                   "position box (its game API: /game, /analyse)"},
                 "max_trials": self.max_trials,
                 "note": "a Position ID's '+' is written %2B in a URL"}
 
@@ -239,6 +261,79 @@ class Api:
     def roll_out(self, posid: str, **settings) -> dict:
         text, board, rollout_settings = self.rollout_question(posid, **settings)
         return self.rollout_answer(text, self.play_rollout(board, rollout_settings))
+
+    # --- /review: a match file's decisions graded ------------------------------------------
+
+    max_review_turns = MAX_REVIEW_TURNS  # turns one /review grades at most (work per request)
+
+    def review_question(self, body) -> tuple:
+        """What a /review body asks: the .mat or SGF text (``str`` or UTF-8 ``bytes``), or
+        a dict of REVIEW_FIELDS ("text" and its options). BadRequest (422) naming the field
+        for a bad one or a file that cannot be read, ReviewTooLong (413) for a file with
+        more than ``max_review_turns`` turns. Gives (prepared file, thresholds, options)."""
+        from eval.review.marks import Thresholds
+        from eval.review.report import ReviewInputError, count_turns, prepare
+        if isinstance(body, (bytes, bytearray)):
+            try:
+                body = bytes(body).decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise BadRequest(f"the body is not UTF-8 text (byte {e.start}): neither a "
+                                 f".mat nor an SGF file", "text") from None
+        options = {"text": body} if isinstance(body, str) else dict(body)
+        unknown = sorted(set(options) - set(REVIEW_FIELDS))
+        if unknown:
+            raise BadRequest(f"unknown field {quote(unknown[0])}; /review takes "
+                             f"{', '.join(REVIEW_FIELDS)}", unknown[0])
+        text = options.get("text")
+        if not isinstance(text, str):
+            raise BadRequest("missing field 'text' (the .mat or SGF file)", "text")
+        if self.evaluate is None:
+            raise BadRequest(f"the bot {self.name!r} estimates no probabilities; /review "
+                             f"needs one that does (net:, gnubg)")
+        skip = options.get("on_illegal", "stop")
+        if skip not in ("stop", "skip"):
+            raise BadRequest(f"field 'on_illegal' is stop or skip, got {quote(skip)}",
+                             "on_illegal")
+        defaults = Thresholds()
+        values = {}
+        for name in ("doubtful", "bad", "very_bad", "lucky", "very_lucky", "unlucky",
+                     "very_unlucky"):
+            value = options.get(name)
+            if value is None:
+                value = (-values["lucky"] if name == "unlucky" else
+                         -values["very_lucky"] if name == "very_unlucky" else
+                         getattr(defaults, name))
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not np.isfinite(value):
+                raise BadRequest(f"field {name!r} is a number, got {quote(value)}", name)
+            values[name] = float(value)
+        thresholds = Thresholds(**values)
+        why = thresholds.problem()
+        if why:
+            raise BadRequest(why, "doubtful" if "loss" in why else "lucky")
+        try:
+            prepared = prepare(text, skip == "skip", self.variant)
+        except ReviewInputError as e:
+            raise BadRequest(str(e), "text") from None
+        turns = count_turns(prepared[1])
+        if turns > self.max_review_turns:
+            raise ReviewTooLong(f"the file has {turns:,} turns to grade; this server grades "
+                                f"at most {self.max_review_turns:,} a request")
+        return prepared, thresholds, skip == "skip"
+
+    def review_answer(self, question) -> dict:
+        """The report of a review_question (asks the bot: call it under the bot's lock or
+        in the bot's thread)."""
+        from eval.review.report import review
+        prepared, thresholds, skip = question
+        return review("", self.bot, self.name, _plies(self.name), "", thresholds, skip,
+                      max_turns=self.max_review_turns, prepared=prepared)
+
+    def review(self, body) -> dict:
+        """The review report of a /review body (``review_question``)."""
+        question = self.review_question(body)
+        with self._lock:
+            return self.review_answer(question)
 
     def answer(self, target: str) -> tuple[int, dict]:
         """(HTTP status, JSON object) for a request target such as ``/move?posid=...``, as
@@ -313,5 +408,6 @@ def error_body(message: str, field: str | None = None) -> dict:
     return body
 
 
-__all__ = ["Api", "BadRequest", "RolloutStopped", "read_dice", "error_body", "MAX_BYTES",
-           "MAX_QUERY", "ROLLOUT_CHUNK", "MOVE_FIELDS", "EVAL_FIELDS", "ROLLOUT_FIELDS"]
+__all__ = ["Api", "BadRequest", "RolloutStopped", "ReviewTooLong", "read_dice", "error_body",
+           "MAX_BYTES", "MAX_QUERY", "MAX_REVIEW_TURNS", "ROLLOUT_CHUNK", "MOVE_FIELDS",
+           "EVAL_FIELDS", "ROLLOUT_FIELDS", "REVIEW_FIELDS"]

@@ -83,25 +83,180 @@ class _Quit(Exception):
     """The person typed quit."""
 
 
-class Session:
-    """Games between a person (X, player 0 of the match) and a bot (O, player 1)."""
+class Table:
+    """A person (player 0 of the match, HUMAN) against a bot (player 1, BOT), without any
+    talk: the match record, the game loop's state, the Crawford game, the bot told the
+    score, and the decisions the bot makes on the cube and on a resignation. The terminal
+    session (``Session``) and the board in the browser (``gammon.web.game``) both play on
+    one; whoever holds it decides when the person is asked what."""
 
-    def __init__(self, bot, bot_name: str, console: Console, rng: np.random.Generator,
+    def __init__(self, bot, bot_name: str, rng: np.random.Generator,
                  variant: str = "standard", rules: CubeRules | None = None,
-                 manual_dice: bool = False, name: str = "human", length: int = 0):
-        self.bot, self.bot_name, self.console, self.rng = bot, bot_name, console, rng
+                 name: str = "human", length: int = 0):
+        self.bot, self.bot_name, self.rng = bot, bot_name, rng
         self.variant = get_variant(variant)
         self.checkers = self.variant.checkers
         self.length = length  # points to win the match; 0: a money session
         if length and (rules is None or rules.jacoby or rules.beavers or rules.auto_doubles):
             rules = CubeRules()  # a match: the cube, no Jacoby, beavers or automatic doubles
-        self.rules, self.manual = rules, manual_dice
+        self.rules = rules
         self.name = name
         self.match = Match((name, bot_name), length, [], variant)
         self.crawford = False  # this game is the Crawford game
         self.had_crawford = False  # the match has had its Crawford game
-        self.say = console.say
         self.state = None  # the game loop's state (engine.game): none before the first game
+        self.game: Game | None = None
+
+    def match_winner(self) -> int | None:
+        """In a match: the player who has reached the length (HUMAN or BOT), else None."""
+        left, right = self.match.total()
+        if not self.length or max(left, right) < self.length:
+            return None
+        return HUMAN if left >= self.length else BOT
+
+    def new_game(self) -> None:
+        """Start recording the next game (the Crawford game when it is one); the board is
+        set up by ``begin`` once the opening roll says who starts."""
+        self.game = Game()
+        if self.length:  # "the game after a player first reaches N-1 has no doubling"
+            self.crawford = bool(crawford_game(np.array(self.match.total()), self.length,
+                                               np.array(self.had_crawford)))
+            self.had_crawford |= self.crawford
+        self.match.games.append(self.game)
+
+    def begin(self, first: int) -> None:
+        """The start position, ``first`` on roll; the seats are the .mat players: HUMAN 0,
+        BOT 1."""
+        self.state = new_games(self.variant, [first],
+                               Cube.centred(1) if self.rules is not None else None)
+
+    def throw(self) -> tuple[int, int]:
+        """Two dice from the table's generator."""
+        d1, d2 = (int(d) for d in self.rng.integers(1, 7, size=2))
+        return d1, d2
+
+    def tell_score(self) -> None:
+        """Tell the bot the match score from the side of the player on roll (money play:
+        nothing): before each of its decisions, and before a hint."""
+        if not self.length:
+            return
+        score = self.match.total()
+        mine, theirs = score[self.turn], score[1 - self.turn]
+        tell_score(self.bot, MatchScore(np.array([self.length - mine]),
+                                        np.array([self.length - theirs]), self.length,
+                                        np.array([self.crawford]), np.array([self.cube]),
+                                        np.array([int(self.state.cube.owner[0])])))
+
+    @property
+    def has_bomb(self) -> bool:
+        return "bomb" in self.variant.extra_state
+
+    def tell_bomb(self) -> None:
+        """Give the bot the bomb before it evaluates plays (a Nuclear net reads it)."""
+        observe = getattr(self.bot, "observe_extra", None)
+        if self.has_bomb and observe is not None:
+            observe({"bomb": self.state.extra["bomb"][:1].copy()})
+
+    def record(self, player: int, plays, row: int, dice) -> tuple[int, int]:
+        """Make the play, record it; (the result 1, 2, 3 and the points won when it bears
+        off the last checker, else (0, 0)). The game's winner is set by ``finish``."""
+        after = plays.boards[row]
+        d1, d2 = sorted(dice, reverse=True)
+        text = play_text(plays.steps[row], plays.hits[row]) if plays.dice_used[row] else ""
+        self.game.actions.append(Action(player, PLAY, (d1, d2), text))
+        cube_value = self.cube
+        kind = int(end_turn(self.state, np.zeros(1, np.int64), after[None], self.variant,
+                            self.rules)[0])
+        if not kind:
+            return 0, 0
+        points = abs(int(self.state.points[0]))
+        return points // cube_value, points  # 1 under Jacoby with the cube centred
+
+    def finish(self, winner: int, points: int) -> None:
+        """The game is over: ``winner`` wins ``points``."""
+        self.game.winner, self.game.points = winner, points
+
+    def bot_response(self, respond, beavers: bool) -> int:
+        """The bot's answer (engine.cube PASS, TAKE or BEAVER) to the person's double, the
+        person on roll; a beaver counts as a take unless ``beavers`` and the rules allow
+        it."""
+        cube = self.state.cube  # the person is on roll: the owner is seen from the doubler
+        self.tell_score()
+        raw = respond(self.board[None], cube.value.copy(), cube.owner.copy())
+        rules = self.rules or CubeRules()
+        return int(legal_responses(np.asarray(raw), cube,
+                                   CubeRules(rules.jacoby, beavers and rules.beavers,
+                                             rules.auto_doubles, rules.max_cube))[0])
+
+    def bot_offers(self) -> bool:
+        offer = getattr(self.bot, "offer_double", None)
+        if offer is None:
+            return False
+        cube = self.state.cube  # the bot is on roll: the owner is seen from the doubler
+        self.tell_score()
+        return bool(np.asarray(offer(self.board[None], cube.value.copy(), cube.owner.copy()))[0])
+
+    def bot_accepts(self, level: int) -> bool:
+        """Whether the bot takes a resignation of ``level`` (1, 2, 3) per cube."""
+        if self.rules is not None and self.rules.jacoby and self.owner is None:
+            return True  # a centred cube under Jacoby: a single game is all it can win
+        return bool(accepts_resignation(self.bot, self.board, level,
+                                        on_roll=self.turn == BOT, rules=self.variant))
+
+    def loss_if_resigned(self) -> int:
+        """What the person could lose if the game ended now (``eval.bots.resign.resign_levels``):
+        1, 2 (no checker borne off) or 3 (and a checker on the bar or in the bot's home
+        board); 1 under Jacoby while the cube is centred."""
+        if self.rules is not None and self.rules.jacoby and self.owner is None:
+            return 1
+        mine = self.board if self.turn == HUMAN else flip(self.board)
+        return resign_levels(mine, self.variant)
+
+    # --- the game's state, as the loop keeps it -------------------------------------------------
+
+    @property
+    def board(self) -> np.ndarray:
+        """(26,) the position from the player on roll."""
+        return self.state.boards[0]
+
+    @property
+    def turn(self) -> int:
+        """The player on roll: HUMAN or BOT."""
+        return int(self.state.seat[0])
+
+    @property
+    def cube(self) -> int:
+        return int(self.state.cube.value[0]) if self.state.cube is not None else 1
+
+    @property
+    def owner(self) -> int | None:
+        """The player holding the cube: HUMAN, BOT or None (centred, or no cube)."""
+        held = int(self.state.cube.owner[0]) if self.state.cube is not None else 0
+        if held == 0:
+            return None
+        return self.turn if held > 0 else 1 - self.turn
+
+    def may_double(self, player: int) -> bool:
+        """Whether ``player``, on roll, may double now (``engine.cube.may_double``; never
+        in a match's Crawford game)."""
+        return (self.rules is not None and player == self.turn and not self.crawford
+                and bool(cube_rules.may_double(self.state.cube, self.rules)[0]))
+
+    def accept_double(self, response: int = cube_rules.TAKE) -> None:
+        """The player not on roll took a double (or beavered it: x 4): the cube goes to
+        them (``engine.cube.accept``)."""
+        self.state.cube = cube_rules.accept(self.state.cube, np.array([response]))
+
+
+class Session(Table):
+    """Games between a person (X, player 0 of the match) and a bot (O, player 1)."""
+
+    def __init__(self, bot, bot_name: str, console: Console, rng: np.random.Generator,
+                 variant: str = "standard", rules: CubeRules | None = None,
+                 manual_dice: bool = False, name: str = "human", length: int = 0):
+        super().__init__(bot, bot_name, rng, variant, rules, name, length)
+        self.console, self.manual = console, manual_dice
+        self.say = console.say
 
     # --- the session -----------------------------------------------------------------------
 
@@ -146,18 +301,6 @@ class Session:
                  f"{min(left, right)}.")
         return True
 
-    def tell_score(self) -> None:
-        """Tell the bot the match score from the side of the player on roll (money play:
-        nothing): before each of its decisions, and before a hint."""
-        if not self.length:
-            return
-        score = self.match.total()
-        mine, theirs = score[self.turn], score[1 - self.turn]
-        tell_score(self.bot, MatchScore(np.array([self.length - mine]),
-                                        np.array([self.length - theirs]), self.length,
-                                        np.array([self.crawford]), np.array([self.cube]),
-                                        np.array([int(self.state.cube.owner[0])])))
-
     def offer_save(self) -> None:
         while self.match.games:
             path = self.console.ask("Save the match as a .mat file (or SGF: a name ending "
@@ -191,19 +334,12 @@ class Session:
 
     def play_game(self) -> None:
         """One game from the opening roll to its end."""
-        self.game = Game()
-        if self.length:  # "the game after a player first reaches N-1 has no doubling"
-            self.crawford = bool(crawford_game(np.array(self.match.total()), self.length,
-                                               np.array(self.had_crawford)))
-            self.had_crawford |= self.crawford
-        self.match.games.append(self.game)
+        self.new_game()
         crawford = " This is the Crawford game: no doubling." if self.crawford else ""
         self.say(f"\nGame {len(self.match.games)}: {self.name} (X) against "
                  f"{self.bot_name} (O).{crawford}")
         first, dice = self.opening_roll()
-        # the seats are the .mat players: HUMAN 0, BOT 1
-        self.state = new_games(self.variant, [first],
-                               Cube.centred(1) if self.rules is not None else None)
+        self.begin(first)
         try:
             while self.game.winner is None:
                 if self.turn == HUMAN:
@@ -236,8 +372,7 @@ class Session:
         if self.manual:
             who = "you" if player == HUMAN else self.bot_name
             return self.ask_dice(f"Dice for {who} (e.g. 6 2)> ")
-        d1, d2 = (int(d) for d in self.rng.integers(1, 7, size=2))
-        return d1, d2
+        return self.throw()
 
     def ask_dice(self, prompt: str) -> tuple[int, int]:
         while True:
@@ -335,10 +470,6 @@ class Session:
 
     # --- Nuclear's bomb ----------------------------------------------------------------------
 
-    @property
-    def has_bomb(self) -> bool:
-        return "bomb" in self.variant.extra_state
-
     def may_detonate(self) -> bool:
         """Whether the player on roll may detonate: "when the bomb is centred or his"."""
         return self.has_bomb and int(self.state.extra["bomb"][0]) >= 0
@@ -358,12 +489,6 @@ class Session:
         self.state.extra["bomb"][0] = THEIRS
         sent = int((np.abs(before[1:25]) == 1).sum())
         self.say(f"{who} the bomb: {sent} blot{'s' if sent != 1 else ''} to the bar.")
-
-    def tell_bomb(self) -> None:
-        """Give the bot the bomb before it evaluates plays (a Nuclear net reads it)."""
-        observe = getattr(self.bot, "observe_extra", None)
-        if self.has_bomb and observe is not None:
-            observe({"bomb": self.state.extra["bomb"][:1].copy()})
 
     def confirm(self, plays, row: int, dice) -> bool:
         """Show the play and its result; True on Enter, False on 'undo'."""
@@ -423,14 +548,7 @@ class Session:
     def bot_answer(self, respond) -> str:
         """The bot's take or pass of the person's double (a beaver, if any, counts as a
         take: these sessions play without beavers)."""
-        cube = self.state.cube  # the person is on roll: the owner is seen from the doubler
-        self.tell_score()
-        raw = respond(self.board[None], cube.value.copy(), cube.owner.copy())
-        rules = self.rules or CubeRules()
-        answer = legal_responses(np.asarray(raw), cube,
-                                 CubeRules(rules.jacoby, False, rules.auto_doubles,
-                                           rules.max_cube))[0]
-        return DROP if answer == PASS else TAKE
+        return DROP if self.bot_response(respond, beavers=False) == PASS else TAKE
 
     # --- the bot's turn --------------------------------------------------------------------
 
@@ -459,14 +577,6 @@ class Session:
                  f"{format_play(plays.steps[row], plays.hits[row], (d1, d2))}.")
         self.commit(BOT, plays, row, (d1, d2))
 
-    def bot_offers(self) -> bool:
-        offer = getattr(self.bot, "offer_double", None)
-        if offer is None:
-            return False
-        cube = self.state.cube  # the bot is on roll: the owner is seen from the doubler
-        self.tell_score()
-        return bool(np.asarray(offer(self.board[None], cube.value.copy(), cube.owner.copy()))[0])
-
     def bot_doubles(self) -> None:
         value = self.cube
         self.game.actions.append(Action(BOT, DOUBLE, cube=2 * value))
@@ -491,22 +601,14 @@ class Session:
 
     def commit(self, player: int, plays, row: int, dice) -> None:
         """Make the play, record it, end the game when it bears off the last checker."""
-        after = plays.boards[row]
-        d1, d2 = sorted(dice, reverse=True)
-        text = play_text(plays.steps[row], plays.hits[row]) if plays.dice_used[row] else ""
-        self.game.actions.append(Action(player, PLAY, (d1, d2), text))
-        cube_value = self.cube
-        kind = int(end_turn(self.state, np.zeros(1, np.int64), after[None], self.variant,
-                            self.rules)[0])
+        kind, points = self.record(player, plays, row, dice)
         if kind:
-            points = abs(int(self.state.points[0]))
-            kind = points // cube_value  # 1 under Jacoby with the cube centred
             who = "You win" if player == HUMAN else f"{self.bot_name} wins"
             self.end(player, points, f"{who} {RESULTS[kind]}", raise_=False)
 
     def end(self, winner: int, points: int, how: str, raise_: bool = True) -> None:
         """End the game: ``winner`` wins ``points``."""
-        self.game.winner, self.game.points = winner, points
+        self.finish(winner, points)
         if how not in ("pass", "resign"):
             self.say(f"{how}: {points} point{'s' * (points != 1)}.")
         if raise_:
@@ -590,56 +692,6 @@ class Session:
             if level is not None and level <= most:
                 return level
             self.say(f"Type a number from 1 to {most} ({choices}), or press Enter to play on.")
-
-    def bot_accepts(self, level: int) -> bool:
-        """Whether the bot takes a resignation of ``level`` (1, 2, 3) per cube."""
-        if self.rules is not None and self.rules.jacoby and self.owner is None:
-            return True  # a centred cube under Jacoby: a single game is all it can win
-        return bool(accepts_resignation(self.bot, self.board, level,
-                                        on_roll=self.turn == BOT, rules=self.variant))
-
-    def loss_if_resigned(self) -> int:
-        """What the person could lose if the game ended now (``eval.bots.resign.resign_levels``):
-        1, 2 (no checker borne off) or 3 (and a checker on the bar or in the bot's home
-        board); 1 under Jacoby while the cube is centred."""
-        if self.rules is not None and self.rules.jacoby and self.owner is None:
-            return 1
-        mine = self.board if self.turn == HUMAN else flip(self.board)
-        return resign_levels(mine, self.variant)
-
-    # --- the game's state, as the loop keeps it -------------------------------------------------
-
-    @property
-    def board(self) -> np.ndarray:
-        """(26,) the position from the player on roll."""
-        return self.state.boards[0]
-
-    @property
-    def turn(self) -> int:
-        """The player on roll: HUMAN or BOT."""
-        return int(self.state.seat[0])
-
-    @property
-    def cube(self) -> int:
-        return int(self.state.cube.value[0]) if self.state.cube is not None else 1
-
-    @property
-    def owner(self) -> int | None:
-        """The player holding the cube: HUMAN, BOT or None (centred, or no cube)."""
-        held = int(self.state.cube.owner[0]) if self.state.cube is not None else 0
-        if held == 0:
-            return None
-        return self.turn if held > 0 else 1 - self.turn
-
-    def may_double(self, player: int) -> bool:
-        """Whether ``player``, on roll, may double now (``engine.cube.may_double``; never
-        in a match's Crawford game)."""
-        return (self.rules is not None and player == self.turn and not self.crawford
-                and bool(cube_rules.may_double(self.state.cube, self.rules)[0]))
-
-    def accept_double(self) -> None:
-        """The player not on roll took a double: the cube doubles and goes to them."""
-        self.state.cube = cube_rules.accept(self.state.cube, np.array([cube_rules.TAKE]))
 
     def owner_words(self) -> str:
         return {None: "centred", HUMAN: "yours", BOT: f"{self.bot_name}'s"}[self.owner]

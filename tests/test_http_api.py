@@ -202,7 +202,8 @@ def test_openapi_validates_and_lists_every_endpoint_and_field(serve, pubeval_api
     assert status == 200
     validate(spec)  # raises on an invalid description
     fields = {"/move": MOVE_FIELDS, "/eval": EVAL_FIELDS, "/rollout": ROLLOUT_FIELDS}
-    assert set(spec["paths"]) == {"/", *fields}
+    # the board's game API (/game..., /analyse) is checked in tests/test_board_api.py
+    assert {"/api", *fields} <= set(spec["paths"]) and "/" not in spec["paths"]
     schemas = spec["components"]["schemas"]
     for path, names in fields.items():
         assert set(spec["paths"][path]) == {"get", "post"}
@@ -318,6 +319,7 @@ def test_serve_http_says_what_to_install_without_the_web_extra(monkeypatch):
 
 
 def test_index_lists_the_endpoints(serve, pubeval_api):
-    status, body = _get(serve(pubeval_api) + "/")
-    assert status == 200 and set(body["endpoints"]) == {"/move", "/eval", "/rollout", "/docs"}
+    status, body = _get(serve(pubeval_api) + "/api")
+    assert status == 200 and set(body["endpoints"]) == {"/move", "/eval", "/rollout", "/docs",
+                                                         "/", "/review"}
     assert body["max_trials"] == 1296

@@ -184,9 +184,10 @@ def test_engine_never_imports_torch_when_run():
     assert out.stdout.strip() == "False"
 
 
-ENTRY_POINTS = ("eval.bench.cli", "eval.bench.movegen", "eval.bots.random_probe",
+ENTRY_POINTS = ("eval.bench.cli", "eval.bench.movegen", "eval.bench.rollouts", "eval.bots.random_probe",
                 "eval.gnubg.benchmark", "eval.gnubg.cube_check", "eval.gnubg.external_matches",
-                "eval.gnubg.match_cube", "eval.gnubg.pubeval_reference", "eval.gnubg.rollouts",
+                "eval.gnubg.match_cube", "eval.gnubg.pubeval_reference", "eval.gnubg.review_check",
+                "eval.gnubg.rollouts",
                 "eval.reports.cube_agreement", "eval.reports.plans",
                 "eval.reports.rollout_check", "eval.reports.variants",
                 "train.bench", "train.bench.gpu", "train.bench.scale", "train.rollout_targets")

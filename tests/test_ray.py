@@ -18,9 +18,9 @@ from eval.playing.match import run_match
 from inprocess import gammon
 
 ROOT = Path(__file__).resolve().parent.parent
-SMALL = ('[model]\nhidden = [16]\n[train]\ngames = 600\nparallel_games = 64\n'
+SMALL = ('[model]\nhidden = [16]\n[train]\ngames = 200\nparallel_games = 32\n'
          'update_every = 1024\nseed = 5\n[eval]\nevery_games = 0\ngames = 100\n'
-         '[run]\ncheckpoint_every_games = 300\n')
+         '[run]\ncheckpoint_every_games = 100\n')
 
 ray = pytest.importorskip("ray")
 
@@ -184,13 +184,13 @@ def test_gammon_train_with_two_actors_trains_and_resumes(tmp_path, local_ray):
     assert "self-play on 2 Ray actors" in run.stderr
     from model import checkpoint as ckpt
     state = ckpt.load(tmp_path / "run" / "checkpoint.pt")
-    assert json.loads(state["counters"])["games"] >= 600
+    assert json.loads(state["counters"])["games"] >= 200
     assert (tmp_path / "run" / "model.pt").is_file()
-    more = gammon("train", "--resume", tmp_path / "run" / "checkpoint.pt", "--games", 900,
+    more = gammon("train", "--resume", tmp_path / "run" / "checkpoint.pt", "--games", 300,
                   "--actors", 2, "--no-progress")
     assert more.returncode == 0, more.stderr[-2000:]
     state = ckpt.load(tmp_path / "run" / "checkpoint.pt")
-    assert json.loads(state["counters"])["games"] >= 900
+    assert json.loads(state["counters"])["games"] >= 300
 
 
 # --- bad input ----------------------------------------------------------------------------

@@ -422,7 +422,7 @@ def test_http_idle_and_half_line_clients_get_408(api):
         idle, half = _stalled_clients(port)
         slow = socket.create_connection(("127.0.0.1", port), timeout=5)  # a byte at a time
         start = time.monotonic()
-        for byte in _get("/")[:10]:  # 0.2 s of bytes: the deadline counts from connecting
+        for byte in _get("/api")[:10]:  # 0.2 s of bytes: the deadline counts from connecting
             slow.sendall(bytes([byte]))
             time.sleep(0.02)
         for conn in (idle, half, slow):
@@ -432,7 +432,7 @@ def test_http_idle_and_half_line_clients_get_408(api):
             assert json.loads(data.partition(b"\r\n\r\n")[2]) == \
                 {"error": "request not complete within 0.3 s"}
         assert time.monotonic() - start < 3
-        assert _http(port, _get("/"))[0] == 200
+        assert _http(port, _get("/api"))[0] == 200
 
 
 def _chunked(size: int) -> bytes:
@@ -512,14 +512,14 @@ def test_a_client_hanging_up_mid_reply_is_no_traceback(capfd):
     with http_server(_SlowBigApi(None, "slow")) as (server, port):
         for _ in range(10):
             conn = socket.create_connection(("127.0.0.1", port), timeout=5)
-            conn.sendall(_get("/"))
+            conn.sendall(_get("/api"))
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             conn.close()  # a reset, before the reply
         deadline = time.monotonic() + 5
         while server.open_connections():
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        status, _, body, _ = _http(port, _get("/"))
+        status, _, body, _ = _http(port, _get("/api"))
         assert status == 200 and len(body["filler"]) == 2_000_000
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Error" not in err, err
@@ -533,10 +533,10 @@ def test_http_refuses_connections_past_its_cap(api):
             while server.open_connections() < 1:
                 assert time.monotonic() < deadline
                 time.sleep(0.01)
-            status, _, body, _ = _http(port, _get("/"))
+            status, _, body, _ = _http(port, _get("/api"))
             assert status == 503 and "too many connections (1)" in body["error"]
         deadline = time.monotonic() + 5
-        while _http(port, _get("/"))[0] != 200:  # its slot is free again
+        while _http(port, _get("/api"))[0] != 200:  # its slot is free again
             assert time.monotonic() < deadline
             time.sleep(0.05)
 

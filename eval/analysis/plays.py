@@ -29,15 +29,23 @@ from engine.policy import Bot, best_per_root
 
 @dataclass(frozen=True)
 class CubeView:
-    """The cube model plays are valued under for a cubeful ranking: a centred money cube
-    after the play, the opponent on roll, deciding as ``model.cube`` (Janowski) says."""
+    """The cube model plays are valued under for a cubeful ranking: a money cube after the
+    play, the opponent on roll, deciding as ``model.cube`` (Janowski) says.
+
+    ``owner`` is who holds the cube, from the side of the player who makes the play: 0
+    centred (the default), +1 he does (the opponent may not double), -1 the opponent does
+    (he may redouble). Equities are per current cube, whatever its value."""
 
     efficiency: float
     jacoby: bool = False
     beavers: bool = False
+    owner: int = 0
 
     def to_dict(self) -> dict:
-        return {"efficiency": self.efficiency, "jacoby": self.jacoby, "beavers": self.beavers}
+        out = {"efficiency": self.efficiency, "jacoby": self.jacoby, "beavers": self.beavers}
+        if self.owner:
+            out["owner"] = self.owner
+        return out
 
 
 def flip_five(p5: np.ndarray) -> np.ndarray:
@@ -67,14 +75,19 @@ def play_probabilities(bot, plays, rules) -> np.ndarray | None:
 
 def cubeful_after(p5: np.ndarray, plays, rules, cube: CubeView) -> np.ndarray:
     """(K,) the mover's cubeful money equity after each play (per cube): minus the
-    opponent's equity after proper cube play, he being on roll with a centred cube."""
-    from model.cube import decide
-    value = -np.asarray(decide(flip_five(p5), 0, cube.efficiency, cube.jacoby,
-                               cube.beavers).equity, dtype=np.float64)
+    opponent's equity after proper cube play, he being on roll with the cube as ``cube``
+    says (centred, or held by one side: held by the mover, the opponent may not double
+    and plays on, his equity the no-double one)."""
+    from model.cube import cube_equities, decide_from
+    theirs = -int(cube.owner)  # the owner from the opponent's side, he being on roll
+    eq = cube_equities(flip_five(p5), theirs, cube.efficiency, cube.jacoby)
+    opponent = decide_from(eq, cube.beavers).equity if theirs >= 0 else eq.no_double
+    value = -np.asarray(opponent, dtype=np.float64)
     points = rules.end_of_game(plays.boards)
     over = points != 0
     if over.any():  # the game is over: its points (single under Jacoby, the cube centred)
-        value[over] = np.minimum(points[over], 1) if cube.jacoby else points[over]
+        single = cube.jacoby and cube.owner == 0
+        value[over] = np.minimum(points[over], 1) if single else points[over]
     return value
 
 

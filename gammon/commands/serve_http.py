@@ -28,6 +28,10 @@ Serve a bot over HTTP with a JSON API (FastAPI on uvicorn; needs the web extra: 
                                  a rollout, the JSON of `gammon rollout --json`; at most
                                  --max-trials trials a request (default {DEFAULT_TRIALS:,})
   /docs, /openapi.json           every endpoint and field, as a page and as OpenAPI
+  /                              the board in the browser: play the bot (money games or a
+                                 match to N, the cube, resign), hints, a Position ID /
+                                 XGID box to analyse any position, the record as .mat
+                                 (its game API: /game/..., /analyse; /api: the index)
 
 Each endpoint answers GET with query parameters and POST with the same fields as a JSON
 object. Every answer is JSON, errors too: {{"error": "...", "field": "..."}} with status 422
@@ -93,7 +97,8 @@ def run(args) -> int:
     except OSError as e:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
     host, port = server.server_address[:2]
-    print(f"serving {bot_name} on http://{host}:{port} (/move, /eval, /rollout, /docs); "
+    print(f"serving {bot_name} on http://{host}:{port} (the board at /; /move, /eval, "
+          f"/rollout, /docs); "
           f"Ctrl-C stops", file=sys.stderr, flush=True)
     stop = threading.Event()
     with stop_on_signals(stop) as received:

@@ -5,7 +5,9 @@ Endpoints (GET with query parameters, or POST with the same fields as a JSON obj
     /move      posid, dice                          the legal plays ranked by the bot
     /eval      posid                                probabilities, equities, cube action
     /rollout   posid, trials, seed, truncate, ...   a Monte-Carlo rollout (gammon rollout)
-    /          what the server offers (GET)
+    /review    a .mat or SGF file (POST)            every decision graded (gammon review)
+    /api       what the server offers (GET)
+    /          the board in the browser (a page; the game API: ``gammon.web.board``)
     /docs      Swagger UI, served from this server (no file fetched from outside)
     /openapi.json   the OpenAPI description of every endpoint, field and answer
 
@@ -52,6 +54,7 @@ from ..errors import quote
 from ..external import clip
 from ..http_api import (EVAL_FIELDS, MAX_BYTES, MAX_QUERY, MOVE_FIELDS, ROLLOUT_FIELDS, Api,
                         BadRequest, RolloutStopped, error_body)
+from .review import ReviewAnswer, ReviewRequest, review_route
 
 MAX_HEADERS = 100  # header lines of a request
 ROLLOUTS = 2  # rollouts played at once; more are answered 503
@@ -407,8 +410,8 @@ def _validation_message(errors: list[dict], path: str) -> tuple[str, str | None]
     elif first.get("type") == "missing":
         message = f"missing {kind} {field!r}"
     elif first.get("type") == "extra_forbidden":
-        message = (f"unknown {kind} {quote(field)}; {path} takes "
-                   f"{', '.join(kind_of.get(path, ()))}")
+        message = f"unknown {kind} {quote(field)}" + (
+            f"; {path} takes {', '.join(kind_of[path])}" if path in kind_of else "")
     else:
         message = f"{kind} {field!r}: {first.get('msg', 'not valid')}"
         given = first.get("input")
@@ -615,8 +618,8 @@ def make_app(api: Api, bot: BotThread | None = None) -> FastAPI:
     async def rollout_post(request: RolloutRequest):
         return await roll_out(request)
 
-    @app.get("/", response_model=IndexAnswer, tags=["server"], summary="what the server "
-                                                                       "offers")
+    @app.get("/api", response_model=IndexAnswer, tags=["server"], summary="what the server "
+                                                                          "offers")
     async def index():
         return Json(api.index())
 
@@ -637,10 +640,13 @@ def make_app(api: Api, bot: BotThread | None = None) -> FastAPI:
         return FileResponse(folder / name, media_type=DOCS_FILES[name],
                             headers={"Cache-Control": "max-age=86400"})
 
+    review_route(app, api, bot, _errors(413, 422), Json)  # POST /review: a match file graded
+    from .board import board_routes  # the page at / and the game API it plays through
+    board_routes(app, api, bot, Json, ErrorAnswer)
     app.add_middleware(Guard)
     return app
 
 
 __all__ = ["AsyncBatcher", "BotThread", "ErrorAnswer", "EvalAnswer", "Guard", "IndexAnswer",
-           "MAX_HEADERS", "MoveAnswer", "RolloutAnswer", "ROLLOUTS", "make_app",
-           "rollout_request"]
+           "MAX_HEADERS", "MoveAnswer", "ReviewAnswer", "ReviewRequest", "RolloutAnswer",
+           "ROLLOUTS", "make_app", "rollout_request"]

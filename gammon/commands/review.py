@@ -1,0 +1,186 @@
+"""``gammon review``: every decision of a game or a match graded, the luck of every roll,
+each player's error rates and performance rating (``eval.review``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.rules import VARIANTS
+from eval.bots.registry import DEFAULT_BOT, valid_names
+
+from ..errors import UsageError, quote
+from ..options import load_bot, with_plies
+from ..positions import fraction_type
+
+HELP = f"""\
+Review a game or a match: grade every decision of both players with a bot, mark the
+errors, measure the luck of every roll and sum each player's figures, as GNU Backgammon's
+"analyse match" does. FILE is a .mat file (ours from `gammon match --save` or `gammon play
+--save`, or one GNU Backgammon exported) or GNU Backgammon's SGF (told by its content).
+
+Every equity is cubeful at the cube state of the moment (the cube's value and owner; at a
+match score the match winning chance as equivalent money equity, EMG) and normalised to a
+1-cube, as GNU Backgammon's mEMG:
+  checker play  the loss against the best play; forced plays (one legal result or none)
+                are not counted
+  cube          no double / double (missed and wrong doubles) and take / pass (wrong takes
+                and passes); counted, as GNU Backgammon counts them, when the decision was
+                "close or actual": a double, a take or a pass, or a decision not to double
+                where doubling would have cost less than 0.16
+  luck          the value after the roll (the best play for it) minus the mean over the 36
+                rolls (the 30 ways of the opening roll for the first)
+Marks (GNU Backgammon 1.07's defaults): doubtful past a loss of 0.03, bad past 0.06, very
+bad past 0.12; rolls lucky past +0.3, very lucky +0.6, unlucky past -0.3, very unlucky -0.6.
+Per player: unforced checker decisions, checker, cube and overall error rates (mEMG per
+decision), the performance rating on eXtreme Gammon's scale (PR = 500 x the mean loss per
+decision, half the error rate), luck, points and the luck-adjusted result.
+
+The text report is a table of both players, then every marked decision with its board,
+roll, play, best options and loss; --json prints the report object, --html FILE writes a
+page of it (no network needed to view it). An illegal move in the file is reported with
+its game, move and player: --on-illegal stop (the default) ends with that one line,
+--on-illegal skip warns and reviews the rest of the file without the rest of that game.
+
+The bot must estimate probabilities: net: (the shipped network, the default), net:PATH or
+gnubg (GNU Backgammon's nets at 0-ply, through gnubg-nn). Rollouts of the flagged
+decisions are not part of the review yet: roll them out with `gammon hint --rollout`.
+
+bots: {valid_names()}
+
+examples:
+  gammon match net: pubeval --games 2 --cube --seed 1 --save games.mat
+  gammon review games.mat
+  gammon review games.mat --bot gnubg --json
+  gammon review match.sgf --very-bad 0.1 --html review.html
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("review", help="grade every decision of a game or a match",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", metavar="FILE", help="a .mat or SGF match file")
+    p.add_argument("--bot", default=DEFAULT_BOT,
+                   help=f"the bot that grades (default: {DEFAULT_BOT}, the shipped network)")
+    from ..options import add_plies_option
+    add_plies_option(p)
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.add_argument("--html", metavar="OUT", default=None,
+                   help="also write the report as a self-contained HTML page to OUT")
+    p.add_argument("--variant", default=None, choices=list(VARIANTS),
+                   help="the variant the games were played in (default: the file's)")
+    p.add_argument("--on-illegal", choices=("stop", "skip"), default="stop",
+                   help="an illegal move: stop with one line (default), or skip the rest "
+                        "of that game with a warning")
+    p.add_argument("--efficiency", type=fraction_type("--efficiency"), default=None,
+                   metavar="X", help="Janowski's cube efficiency, 0 to 1 (default: 0.68)")
+    p.add_argument("--jacoby", action="store_true",
+                   help="money games used the Jacoby rule (an SGF file says so itself)")
+    p.add_argument("--beavers", action="store_true",
+                   help="money games allowed beavers (a take may be a beaver)")
+    for name, default, what in (("doubtful", 0.03, "a doubtful decision"),
+                                ("bad", 0.06, "a bad decision"),
+                                ("very-bad", 0.12, "a very bad decision")):
+        p.add_argument(f"--{name}", type=fraction_type(f"--{name}", 0.0, 10.0),
+                       default=default, metavar="E",
+                       help=f"loss (EMG per 1-cube) past which {what} is marked "
+                            f"(default {default:g})")
+    for name, default in (("lucky", 0.3), ("very-lucky", 0.6)):
+        p.add_argument(f"--{name}", type=fraction_type(f"--{name}", 0.0, 10.0),
+                       default=default, metavar="E",
+                       help=f"luck past which a roll is {name.replace('-', ' ')} "
+                            f"(default {default:g}); unlucky / very unlucky mirror them "
+                            f"unless given" if name == "lucky" else
+                            f"luck past which a roll is very lucky (default {default:g})")
+    for name, default in (("unlucky", -0.3), ("very-unlucky", -0.6)):
+        p.add_argument(f"--{name}", type=fraction_type(f"--{name}", -10.0, 0.0),
+                       default=None, metavar="E",
+                       help=f"luck below which a roll is {name.replace('-', ' ')} "
+                            f"(default: minus the lucky threshold, {default:g})")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(run=run)
+
+
+def thresholds_of(args):
+    """The marks' Thresholds of the options (a usage error when they make no sense)."""
+    from eval.review.marks import Thresholds
+    t = Thresholds(args.doubtful, args.bad, args.very_bad, args.lucky, args.very_lucky,
+                   -args.lucky if args.unlucky is None else args.unlucky,
+                   -args.very_lucky if args.very_unlucky is None else args.very_unlucky)
+    why = t.problem()
+    if why:
+        raise UsageError(why)
+    return t
+
+
+def read_text(path: str) -> str:
+    """A file's text; one-line usage errors for a file that is missing or not text."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise UsageError(f"{quote(path)}: cannot read it ({e.strerror or e})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{quote(path)}: not UTF-8 text (byte {e.start}): neither a .mat "
+                         f"nor an SGF file") from None
+
+
+def review_bot(bot_name: str, variant: str):
+    """The bot, loaded; a usage error for one that estimates no probabilities."""
+    from eval.analysis import NoProbabilities, evaluator
+    bot = load_bot(bot_name, None, variant)
+    try:
+        evaluator(bot)
+    except NoProbabilities:
+        raise UsageError(f"the bot {quote(bot_name)} estimates no probabilities; a review "
+                         f"needs net:, net:PATH or gnubg") from None
+    return bot
+
+
+def plies_of(name: str) -> int:
+    """The look-ahead a bot name says (net:PATH@N), 0 for others."""
+    from eval.bots.registry import NET_PREFIX, net_spec
+    if name.startswith(NET_PREFIX):
+        try:
+            return net_spec(name[len(NET_PREFIX):])[1]
+        except ValueError:
+            return 0
+    return 0
+
+
+def run(args) -> int:
+    from eval.review.report import ReviewInputError, TooMuchWork, count_turns, prepare, review
+    thresholds = thresholds_of(args)
+    text = read_text(args.file)
+    efficiency = args.efficiency
+    try:
+        prepared = prepare(text, args.on_illegal == "skip", args.variant,
+                           True if args.jacoby else None, args.beavers, efficiency)
+    except ReviewInputError as e:
+        raise UsageError(f"{quote(args.file)}: {e}") from None
+    name = with_plies(args.bot, args.plies)
+    bot = review_bot(name, prepared[0].match.variant)
+    for w in prepared[0].warnings + [g.warning for g in prepared[1] if g.warning]:
+        print(f"gammon review: warning: {w}", file=sys.stderr)
+    from tqdm import tqdm
+    with tqdm(total=count_turns(prepared[1]), unit="turn", leave=False,
+              disable=True if args.no_progress else None, dynamic_ncols=True) as bar:
+        try:
+            report = review(text, bot, name, plies_of(name), args.file, thresholds,
+                            prepared=prepared, progress=bar.update)
+        except (ReviewInputError, TooMuchWork) as e:
+            raise UsageError(f"{quote(args.file)}: {e}") from None
+    if args.html:
+        from eval.review.html import write_report
+        write_report(report, args.html)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        from eval.review.text import text_report
+        print(text_report(report))
+        if args.html:
+            print(f"wrote the HTML report to {args.html}")
+    return 0

@@ -1,0 +1,509 @@
+"""The games of the board in the browser, without HTTP: ``WebGame`` (one person against the
+server's bot, a money series or a match to N) and ``Games`` (those the server holds, by id).
+
+A ``WebGame`` is a ``gammon.session.Table``, the terminal session's game logic (the match
+record, the game loop's state, the Crawford game, the bot's cube and resignation
+decisions); this module only decides when the page is asked what. The server rolls the
+dice (``numpy.random.default_rng(seed)``, one generator per game), and a game waits in one
+of its phases for the person:
+
+    roll        the person is on roll: roll the dice, double, resign
+    move        the dice are rolled: play (the whole play at once), hint, resign
+    answer      the bot doubled: take, pass (or beaver, with beavers on), resign
+    over        the game is over: start the next one
+    match_over  a player has reached the match length
+
+Whatever the person does, the bot then plays until the person is to decide again (its
+cube decisions by the cube model the bots already use: ``eval.bots.cube.with_cube``,
+kind ``auto``), and the answer lists what happened, in order (``events``).
+
+Every state tells the page the board from the person's side (board cells as
+``engine.board``: index 1..24 the points, 25 the person's bar, 0 the bot's, positive the
+person's checkers), the roll, the legal plays (each as its steps, from and to, bar 25, off
+0) and the graph of the legal steps (``step_graph``), so that the page accepts a step only
+when the steps so far are the start of some legal play.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from engine.board import borne_off, flip, pip_counts
+from engine.cube import BEAVER, PASS, TAKE as TAKE_CUBE, CubeRules, may_beaver
+from engine.dice import opening_roll
+from engine.formats import posid, xgid
+from engine.formats.matchid import CENTRED, MatchState
+from engine.formats.matfile import DOUBLE, DROP, TAKE, Action, format_match
+from engine.formats.notation import format_play
+from engine.movegen import legal_plays
+from engine.rules import Rules, variant as get_variant
+
+from ..http_api import BadRequest, SEED_LIMIT
+from ..session import BOT, HUMAN, RESULTS, Table
+
+MAX_GAMES = 64  # games held at once; a new one drops the one least recently used
+SIDES = {HUMAN: "you", BOT: "bot", None: None}
+
+
+class NoGame(LookupError):
+    """No game by that id (never made, or dropped for newer ones): 404."""
+
+
+class Refused(RuntimeError):
+    """An action the game cannot take now (not the person's turn, no double to answer): 409."""
+
+
+def board_rules(variant: str) -> Rules:
+    """The variant's rules if the board can play them: single steps (``Rules.step``), no
+    state beyond the 26 cells, no rule on whole plays or play state, Position IDs."""
+    rules = get_variant(variant)
+    plain = (type(rules).step is not Rules.step and not rules.extra_state
+             and rules.track is None and rules.filter_plays is None
+             and rules.position_format == "posid")
+    if not plain:
+        raise Refused(f"the board plays variants with plain checker steps (standard, "
+                      f"nackgammon, ...); this server plays {rules.name}")
+    return rules
+
+
+def step_graph(board: np.ndarray, d1: int, d2: int, plays, rules: Rules) -> dict:
+    """Every way of making a legal play of ``board`` (26,) and the roll one step at a time.
+
+    ``plays`` are the roll's legal plays (``engine.movegen.legal_plays``, one position):
+    their afterstates and the dice they use, which already enforce "both numbers must be
+    played if possible" and "if either number can be played but not both, the larger one
+    must be played". A node is a partial play (the board reached and the dice left); its
+    edges are the single steps ``[from, to, hit, next node]`` (``Rules.step``) after which
+    a legal play can still be completed; ``play`` is the row of ``plays`` a node completes
+    (None before). Returns ``{"root": node, "nodes": [{"edges": [...], "play": ...}]}``;
+    no legal play: one node, no edge, ``play`` 0.
+    """
+    used = int(plays.dice_used[0])
+    results = {tuple(int(c) for c in b): row for row, b in enumerate(plays.boards)}
+    dice = [d1] * 4 if d1 == d2 else [d1, d2]
+    nodes: list[dict] = []
+    memo: dict = {}
+
+    def visit(cells: tuple, left: tuple, depth: int) -> int | None:
+        key = (cells, left)
+        if key in memo:
+            return memo[key]
+        edges = []
+        if depth < used:
+            for die in sorted(set(left), reverse=True):
+                rest = list(left)
+                rest.remove(die)
+                for source in range(25, 0, -1):
+                    stepped = rules.step(cells, source, die)
+                    if isinstance(stepped, str):  # why the step is illegal
+                        continue
+                    after, hit = stepped
+                    child = visit(tuple(int(c) for c in after), tuple(rest), depth + 1)
+                    if child is not None:
+                        edges.append([source, max(source - die, 0), bool(hit), child])
+        play = results.get(cells) if depth == used else None
+        if play is None and not edges:
+            memo[key] = None
+            return None
+        memo[key] = len(nodes)
+        nodes.append({"edges": edges, "play": play})
+        return memo[key]
+
+    root = visit(tuple(int(c) for c in board), tuple(dice), 0)
+    return {"root": root, "nodes": nodes}
+
+
+def follow(graph: dict, steps) -> int:
+    """The row of the play the ``steps`` [[from, to], ...] make, along ``graph``; a
+    BadRequest naming ``steps`` for the first step no legal play continues with, or for
+    steps that stop before a play is whole."""
+    node = graph["nodes"][graph["root"]]
+    for k, step in enumerate(steps, 1):
+        source, target = (int(x) for x in step)
+        nxt = next((e[3] for e in node["edges"] if e[0] == source and e[1] == target), None)
+        if nxt is None:
+            where = "bar" if source == 25 else source
+            to = "off" if target == 0 else target
+            raise BadRequest(f"step {k} ({where}/{to}) is no start of a legal play after "
+                             f"the steps before it", "steps")
+        node = graph["nodes"][nxt]
+    if node["play"] is None:
+        raise BadRequest(f"the play is not whole: {len(steps)} step"
+                         f"{'s' if len(steps) != 1 else ''} made, a legal play makes more",
+                         "steps")
+    return int(node["play"])
+
+
+class WebGame(Table):
+    """One person (HUMAN, "you") against the bot (BOT), played by the page's requests.
+
+    ``length`` 0 is a money series (another game when one ends), N a match to N points
+    (the cube always in play, the Crawford rule; no Jacoby or beavers). ``cube`` False
+    plays money games without the cube.
+    """
+
+    def __init__(self, game_id: str, bot, bot_name: str, variant: str = "standard",
+                 length: int = 0, cube: bool = True, jacoby: bool = False,
+                 beavers: bool = False, seed: int | None = None):
+        from eval.bots.cube import with_cube
+        rules = board_rules(variant)
+        cube_rules = CubeRules(jacoby, beavers) if cube or length else None
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(2, np.uint64)[0]) % SEED_LIMIT
+        self.seed = seed
+        self.plain_bot = bot
+        own = callable(getattr(bot, "offer_double", None)) and callable(
+            getattr(bot, "respond", None))  # a bot with its own cube decisions keeps them
+        player = bot if own or cube_rules is None else with_cube(bot, "auto", cube_rules)
+        super().__init__(player, bot_name, np.random.default_rng(seed), variant, cube_rules,
+                         "you", length)
+        self.rules_object = rules
+        self.id = game_id
+        self.phase = "roll"
+        self.dice: tuple[int, int] | None = None
+        self.bot_dice: tuple[int, int] | None = None
+        self.plays = None
+        self.graph: dict | None = None
+        self.events: list[dict] = []
+        self.beavered: list[int] = []  # the games (1, 2, ...) with a beaver in them
+        self.start_game()
+
+    # --- what the page asks ------------------------------------------------------------------
+
+    def roll(self) -> dict:
+        self._expect("roll", "roll the dice")
+        self._person_rolls()
+        return self.to_json()
+
+    def play(self, steps) -> dict:
+        self._expect("move", "play")
+        row = follow(self.graph, steps)
+        self._person_plays(row)
+        return self.to_json()
+
+    def double(self) -> dict:
+        self._expect("roll", "double")
+        if self.rules is None:
+            raise Refused("these games are played without the cube")
+        if self.crawford:
+            raise Refused("no doubling in the Crawford game")
+        if not self.may_double(HUMAN):
+            raise Refused("you cannot double now: the cube is not yours to turn")
+        value = self.cube
+        self.game.actions.append(Action(HUMAN, DOUBLE, cube=2 * value))
+        self._event("you", "double", f"You double to {2 * value}.")
+        respond = getattr(self.bot, "respond", None)
+        answer = TAKE_CUBE if respond is None else self.bot_response(respond, beavers=True)
+        if answer == PASS:
+            self.game.actions.append(Action(BOT, DROP))
+            self._event("bot", "pass", f"{self.bot_name} passes: you win {_points(value)}.")
+            self._end(HUMAN, value)
+            return self.to_json()
+        self.game.actions.append(Action(BOT, TAKE))
+        self.accept_double(answer)
+        if answer == BEAVER:
+            self.beavered.append(len(self.match.games))
+            self._event("bot", "beaver", f"{self.bot_name} beavers: the cube is at "
+                                         f"{self.cube}, {self.bot_name}'s.")
+        else:
+            self._event("bot", "take", f"{self.bot_name} takes: the cube is at {self.cube}, "
+                                       f"{self.bot_name}'s.")
+        self._person_rolls()
+        return self.to_json()
+
+    def answer(self, response: str) -> dict:
+        """The person's answer to the bot's double: take, pass or beaver."""
+        self._expect("answer", "answer a double")
+        value = self.cube
+        if response == "pass":
+            self.game.actions.append(Action(HUMAN, DROP))
+            self._event("you", "pass", f"You pass: {self.bot_name} wins {_points(value)}.")
+            self._end(BOT, value)
+            return self.to_json()
+        if response == "beaver":
+            if not self._may_beaver():
+                raise BadRequest("no beaver here: these games are played without beavers"
+                                 if not (self.rules and self.rules.beavers) else
+                                 "no beaver here: the cube would pass its maximum",
+                                 "response")
+            self.beavered.append(len(self.match.games))
+        self.game.actions.append(Action(HUMAN, TAKE))
+        self.accept_double(BEAVER if response == "beaver" else TAKE_CUBE)
+        word = "beaver" if response == "beaver" else "take"
+        self._event("you", word, f"You {word}: the cube is at {self.cube}, yours.")
+        self._bot_rolls()
+        return self.to_json()
+
+    def resign(self, level: int) -> dict:
+        """Offer the bot a single game (1), a gammon (2) or a backgammon (3), times the
+        cube; it accepts or declines by its own evaluation (``Table.bot_accepts``)."""
+        if self.phase in ("over", "match_over"):
+            raise Refused("the game is over: there is nothing to resign")
+        most = self.loss_if_resigned()
+        if level > most:
+            raise BadRequest(f"you can resign at most {RESULTS[most]} now (level {most})",
+                             "level")
+        points = level * self.cube
+        if self.bot_accepts(level):
+            self._event("bot", "accept", f"{self.bot_name} accepts {RESULTS[level]}: "
+                                         f"{self.bot_name} wins {_points(points)}.")
+            self._end(BOT, points)
+        else:
+            self._event("bot", "decline", f"{self.bot_name} declines {RESULTS[level]} "
+                                          f"({_points(points)}): play on.")
+        return self.to_json()
+
+    def next_game(self) -> dict:
+        if self.phase == "match_over":
+            raise Refused("the match is over: start a new one")
+        self._expect("over", "start the next game")
+        self.start_game()
+        return self.to_json()
+
+    def hint(self, count: int) -> dict:
+        """The bot's best plays for the person's roll, with their probabilities."""
+        from eval.analysis import ranked
+        self._expect("move", "ask for a hint on a play")
+        self.tell_score()
+        d1, d2 = self.dice
+        rows = ranked(self.plain_bot, self.board, d1, d2, self.variant.name)[:count]
+        label = getattr(self.plain_bot, "score_label", "score")
+        if rows and "probabilities" in rows[0]:
+            label = "cubeless equity"
+        return {"id": self.id, "dice": [d1, d2], "score": label, "plays": rows}
+
+    def mat(self) -> str:
+        """The match so far as a .mat file (the game in progress unfinished)."""
+        comments = {"Site": "gammon serve-http", "Round": f"seed {self.seed}"}
+        if self.beavered:
+            comments["Annotator"] = (f"a beaver in game {', '.join(map(str, self.beavered))} "
+                                     f"is written as a take (a .mat file holds no beaver)")
+        return format_match(self.match, comments)
+
+    # --- the turns ---------------------------------------------------------------------------
+
+    def start_game(self) -> None:
+        """The next game: the opening roll (one die each, never a tie) decides who starts
+        with those two dice."""
+        self.events = []
+        self.new_game()
+        _, dice = opening_roll(self.rng, 1)  # (1, 2)
+        mine, theirs = int(dice[0, 0]), int(dice[0, 1])
+        first = HUMAN if mine > theirs else BOT
+        self.begin(first)
+        note = " This is the Crawford game: no doubling." if self.crawford else ""
+        self._event(None, "start", f"Game {len(self.match.games)}: opening roll, you "
+                                   f"{mine}, {self.bot_name} {theirs}.{note}")
+        if first == HUMAN:
+            self._ready((mine, theirs))
+        else:
+            self._bot_plays((theirs, mine))
+
+    def _person_rolls(self) -> None:
+        self._ready(self.throw())
+
+    def _ready(self, dice: tuple[int, int]) -> None:
+        """The person's roll: the plays it allows; no legal play passes the turn."""
+        self.dice, self.phase = dice, "move"
+        d1, d2 = dice
+        self.plays = legal_plays(self.board[None], np.array([[d1, d2]]), self.variant)
+        self.graph = step_graph(self.board, d1, d2, self.plays, self.variant)
+        if self.plays.dice_used[0] == 0:
+            self._event("you", "no play", f"You roll {_roll(dice)} and cannot move.")
+            self._person_plays(0)
+
+    def _person_plays(self, row: int) -> None:
+        plays, dice = self.plays, self.dice
+        if plays.dice_used[row]:
+            self._event("you", "play", f"You play {_roll(dice)}: "
+                                       f"{format_play(plays.steps[row], plays.hits[row], dice)}.")
+        kind, points = self.record(HUMAN, plays, row, dice)
+        self.plays = self.graph = None
+        if kind:
+            self._event("you", "win", f"You win {RESULTS[kind]}: {_points(points)}.")
+            self._end(HUMAN, points)
+            return
+        self._bot_turn()
+
+    def _bot_turn(self) -> None:
+        """The bot on roll: it may double (then the person answers), else rolls and plays."""
+        self.dice = None
+        if self.may_double(BOT) and self.bot_offers():
+            self.game.actions.append(Action(BOT, DOUBLE, cube=2 * self.cube))
+            beaver = " or beaver" if self._may_beaver() else ""
+            self._event("bot", "double", f"{self.bot_name} doubles to {2 * self.cube}: take"
+                                         f"{beaver} or pass?")
+            self.phase = "answer"
+            return
+        self._bot_rolls()
+
+    def _bot_rolls(self) -> None:
+        self._bot_plays(self.throw())
+
+    def _bot_plays(self, dice: tuple[int, int]) -> None:
+        d1, d2 = dice
+        self.bot_dice = dice
+        boards, roll = self.board[None], np.array([[d1, d2]])
+        plays = legal_plays(boards, roll, self.variant)
+        if plays.dice_used[0] == 0:
+            row = 0
+            self._event("bot", "no play", f"{self.bot_name} rolls {_roll(dice)} and cannot "
+                                          f"move.")
+        else:
+            self.tell_bomb()
+            self.tell_score()
+            row = int(self.bot.choose(plays, boards, roll)[0])
+            self._event("bot", "play", f"{self.bot_name} rolls {_roll(dice)} and plays "
+                                       f"{format_play(plays.steps[row], plays.hits[row], dice)}.",
+                        dice=[d1, d2])
+        kind, points = self.record(BOT, plays, row, dice)
+        if kind:
+            self._event("bot", "win", f"{self.bot_name} wins {RESULTS[kind]}: "
+                                      f"{_points(points)}.")
+            self._end(BOT, points)
+            return
+        self.dice, self.phase = None, "roll"
+
+    def _end(self, winner: int, points: int) -> None:
+        self.finish(winner, points)
+        self.dice = self.plays = self.graph = None
+        self.phase = "over" if self.match_winner() is None else "match_over"
+        left, right = self.match.total()
+        if self.phase == "match_over":
+            who = "You win" if self.match_winner() == HUMAN else f"{self.bot_name} wins"
+            self._event(None, "match", f"{who} the {self.length}-point match, "
+                                       f"{max(left, right)}-{min(left, right)}.")
+
+    def _may_beaver(self) -> bool:
+        """Whether the taker of a double offered now may beaver it (the cube before the
+        offer: ``engine.cube.may_beaver``)."""
+        return bool(self.rules is not None and not self.length
+                    and may_beaver(self.state.cube, self.rules)[0])
+
+    def _expect(self, phase: str, what: str) -> None:
+        if self.phase != phase:
+            raise Refused(f"you cannot {what} now: {PHASE_WORDS[self.phase]}")
+
+    def _event(self, who: str | None, kind: str, text: str, **more) -> None:
+        self.events.append({"who": who, "kind": kind, "text": text, **more})
+
+    # --- what the page is told ---------------------------------------------------------------
+
+    def person_board(self) -> np.ndarray:
+        """(26,) the board from the person's side."""
+        return self.board if self.turn == HUMAN else flip(self.board)
+
+    def to_json(self) -> dict:
+        board = self.person_board()
+        pips = pip_counts(board[None])
+        off = borne_off(board[None], self.checkers)
+        left, right = self.match.total()
+        playing = self.phase not in ("over", "match_over")
+        plays = []
+        if self.phase == "move" and self.plays is not None and self.plays.dice_used[0]:
+            steps, hits = self.plays.steps, self.plays.hits
+            ids = posid.encode_many(self.plays.boards)
+            plays = [{"play": format_play(steps[k], hits[k], self.dice),
+                      "steps": [[int(a), int(b)] for a, b in steps[k] if a >= 0],
+                      "hits": [bool(h) for h, (a, _) in zip(hits[k], steps[k]) if a >= 0],
+                      "result": ids[k]} for k in range(len(self.plays))]
+        cube = None
+        if self.rules is not None:
+            cube = {"value": self.cube, "owner": SIDES[self.owner],
+                    "may_double": playing and self.phase == "roll" and self.may_double(HUMAN),
+                    "may_beaver": self.phase == "answer" and self._may_beaver()}
+        events, self.events = self.events, []
+        return {
+            "id": self.id, "bot": self.bot_name, "variant": self.variant.name,
+            "seed": self.seed, "length": self.length, "crawford": self.crawford,
+            "rules": {"cube": self.rules is not None,
+                      "jacoby": bool(self.rules and self.rules.jacoby and not self.length),
+                      "beavers": bool(self.rules and self.rules.beavers and not self.length)},
+            "game": len(self.match.games), "score": {"you": left, "bot": right},
+            "phase": self.phase, "turn": SIDES[self.turn] if playing else None,
+            "board": [int(c) for c in board], "posid": posid.encode(board),
+            "xgid": self._xgid(board) if playing else None,
+            "pips": {"you": int(pips[0][0]), "bot": int(pips[1][0])},
+            "off": {"you": int(off[0][0]), "bot": int(off[1][0])},
+            "dice": list(self.dice) if self.dice else None,
+            "bot_dice": list(self.bot_dice) if self.bot_dice else None,
+            "plays": plays,
+            "moves": self.graph if self.phase == "move" and plays else None,
+            "cube": cube,
+            "resign": self.loss_if_resigned() if playing else 0,
+            "winner": SIDES[self.game.winner], "points": self.game.points,
+            "match_winner": SIDES[self.match_winner()],
+            "events": events,
+        }
+
+    def _xgid(self, board: np.ndarray) -> str | None:
+        """The XGID of the position from the person's side (the person at the bottom)."""
+        left, right = self.match.total()
+        owner = {None: CENTRED, HUMAN: xgid.BOTTOM, BOT: xgid.TOP}[self.owner]
+        on_roll = xgid.BOTTOM if self.turn == HUMAN else xgid.TOP
+        offered = self.phase == "answer"
+        dice = tuple(self.dice) if self.dice and self.turn == HUMAN else (0, 0)
+        state = MatchState(cube_value=self.cube, cube_owner=owner, on_roll=on_roll,
+                           turn=1 - on_roll if offered else on_roll, crawford=self.crawford,
+                           dice=dice, length=self.length, score=(right, left),
+                           jacoby=bool(self.rules and self.rules.jacoby and not self.length),
+                           double_offered=offered)
+        mine = board if self.turn == HUMAN else flip(board)
+        try:
+            return xgid.encode(mine, state, bool(self.rules and self.rules.beavers))
+        except ValueError:
+            return None
+
+
+PHASE_WORDS = {"roll": "you are to roll (or double, or resign)",
+               "move": "you are to play your roll",
+               "answer": "the bot has doubled: take or pass",
+               "over": "the game is over: start the next one",
+               "match_over": "the match is over"}
+
+
+def _roll(dice) -> str:
+    return f"{max(dice)}-{min(dice)}"
+
+
+def _points(n: int) -> str:
+    return f"{n} point{'s' if n != 1 else ''}"
+
+
+class Games:
+    """The games a server holds, by id: at most ``most``, a new game dropping the one
+    least recently used. Called from the bot's thread (``gammon.web.app.BotThread``)."""
+
+    def __init__(self, bot, bot_name: str, variant: str = "standard", most: int = MAX_GAMES):
+        self.bot, self.bot_name, self.variant, self.most = bot, bot_name, variant, most
+        self._games: OrderedDict[str, WebGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def new(self, **options) -> dict:
+        game_id = secrets.token_hex(6)
+        game = WebGame(game_id, self.bot, self.bot_name, self.variant, **options)
+        with self._lock:
+            self._games[game_id] = game
+            while len(self._games) > self.most:
+                self._games.popitem(last=False)
+        return game.to_json()
+
+    def get(self, game_id: str) -> WebGame:
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is None:
+                raise NoGame(f"no game {game_id[:40]!r}: it was never started, or dropped "
+                             f"for {self.most} newer ones, or the server restarted")
+            self._games.move_to_end(game_id)
+            return game
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+
+__all__ = ["Games", "MAX_GAMES", "NoGame", "Refused", "WebGame", "board_rules", "follow",
+           "step_graph"]
