@@ -183,6 +183,7 @@ def test_cli_benchmark_positions_are_fixed_by_the_seed():
         assert len(posid) == 14 and 1 <= int(d1) <= 6 and 1 <= int(d2) <= 6
 
 
+@pytest.mark.slow  # for the suite's 10 minutes: two trees, every workload; the bad-revision test keeps the CLI in the default run
 def test_cli_benchmark_against_head_runs_every_workload_in_both_trees():
     head = _head()
     out = subprocess.run([sys.executable, "-m", "eval.bench.cli", "--baseline", head,

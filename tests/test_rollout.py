@@ -310,6 +310,7 @@ def test_bad_input_is_one_line_and_exit_2(args, words):
 
 # --- Ray workers ---------------------------------------------------------------------------
 
+@pytest.mark.slow  # for the suite's 10 minutes; tests/test_ray.py keeps Ray matches and training in the default run
 def test_two_actors_give_the_numbers_of_one_process():
     pytest.importorskip("ray")
     import ray
