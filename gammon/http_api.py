@@ -32,6 +32,7 @@ from eval.analysis.rollouts import (DEFAULT_TRIALS, MAX_PLIES, RolloutError,
                                     Settings, check_bot, cube_player, local_runner,
                                     make_roots, rollout)
 from eval.bots.cube import probability_source
+from eval.bots.registry import bot_plies
 from model.cube import EFFICIENCY
 
 from .batching import Batcher
@@ -69,17 +70,6 @@ class RolloutStopped(RuntimeError):
 
 class ReviewTooLong(ValueError):
     """A /review file with more turns than the server grades (status 413)."""
-
-
-def _plies(name: str) -> int:
-    """The look-ahead a bot name says (net:PATH@N), 0 for others."""
-    from eval.bots.registry import NET_PREFIX, net_spec
-    if name.startswith(NET_PREFIX):
-        try:
-            return net_spec(name[len(NET_PREFIX):])[1]
-        except ValueError:
-            return 0
-    return 0
 
 
 def read_dice(text: str) -> tuple[int, int]:
@@ -326,7 +316,7 @@ class Api:
         in the bot's thread)."""
         from eval.review.report import review
         prepared, thresholds, skip = question
-        return review("", self.bot, self.name, _plies(self.name), "", thresholds, skip,
+        return review("", self.bot, self.name, bot_plies(self.name), "", thresholds, skip,
                       max_turns=self.max_review_turns, prepared=prepared)
 
     def review(self, body) -> dict:

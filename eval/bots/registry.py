@@ -161,3 +161,13 @@ def _net_bot(path: str | None, variant: str, plies: int = 0) -> Bot:
             f"net players need the model package (model.player.load_net_bot): {e}"
         ) from None
     return load_net_bot(path, variant, plies)
+
+
+def bot_plies(name: str) -> int:
+    """The look-ahead a bot name says (net:PATH@N), 0 for others."""
+    if name.startswith(NET_PREFIX):
+        try:
+            return net_spec(name[len(NET_PREFIX):])[1]
+        except ValueError:
+            return 0
+    return 0

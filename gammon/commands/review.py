@@ -8,7 +8,7 @@ import json
 import sys
 
 from engine.rules import VARIANTS
-from eval.bots.registry import DEFAULT_BOT, valid_names
+from eval.bots.registry import DEFAULT_BOT, bot_plies, valid_names
 
 from ..errors import UsageError, quote
 from ..options import load_bot, with_plies
@@ -140,15 +140,6 @@ def review_bot(bot_name: str, variant: str):
     return bot
 
 
-def plies_of(name: str) -> int:
-    """The look-ahead a bot name says (net:PATH@N), 0 for others."""
-    from eval.bots.registry import NET_PREFIX, net_spec
-    if name.startswith(NET_PREFIX):
-        try:
-            return net_spec(name[len(NET_PREFIX):])[1]
-        except ValueError:
-            return 0
-    return 0
 
 
 def run(args) -> int:
@@ -169,7 +160,7 @@ def run(args) -> int:
     with tqdm(total=count_turns(prepared[1]), unit="turn", leave=False,
               disable=True if args.no_progress else None, dynamic_ncols=True) as bar:
         try:
-            report = review(text, bot, name, plies_of(name), args.file, thresholds,
+            report = review(text, bot, name, bot_plies(name), args.file, thresholds,
                             prepared=prepared, progress=bar.update)
         except (ReviewInputError, TooMuchWork) as e:
             raise UsageError(f"{quote(args.file)}: {e}") from None
