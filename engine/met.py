@@ -64,6 +64,12 @@ Published tables come from a small text format (``parse_met``, ``load_met``; wri
      player i-away, column j the opponent j-away; row 1 is the Crawford game>
     post-crawford
     <``length`` numbers: the trailer 1-away, 2-away, .. against the leader 1-away>
+
+GNU Backgammon's own tables (its ``met/*.xml`` files: a ``pre-crawford-table`` and a
+``post-crawford-table`` of ``type="explicit"``, rows of ``<me>`` numbers) are read by
+``parse_gnubg_met``; ``read_met`` takes either format. One published table ships with
+gammon, by name (``named_met``): ``kazaross-xg2``, Neil Kazaross's XG2 table, the one
+GNU Backgammon 1.07 uses by default (``engine/mets/``, its numbers as gnubg ships them).
 """
 
 from __future__ import annotations
@@ -380,6 +386,82 @@ def parse_met(text: str, origin: str = "<met>", tolerance: float = 0.01) -> Matc
     name = header.get("name", (0, ""))[1]
     source = header.get("source", (0, ""))[1]
     return MatchEquityTable(pre, post, name=name, source=source)
+
+
+def parse_gnubg_met(text: str, origin: str = "<met>", tolerance: float = 0.01
+                    ) -> MatchEquityTable:
+    """A table from GNU Backgammon's XML format (its ``met/*.xml``): the ``<met>`` element's
+    ``<info>`` (``<name>``, ``<length>``), a ``<pre-crawford-table type="explicit">`` of
+    ``length`` ``<row>`` elements, each ``length`` ``<me>`` numbers (row i: the player
+    i-away against j-away), and a ``<post-crawford-table type="explicit">`` whose first row
+    is the trailer 1..length-away against the leader 1-away. Only explicit tables are read
+    (gnubg can also describe a table by a formula: "Zadeh" parameters); anything else is a
+    ValueError naming ``origin``. The numbers are checked as ``parse_met`` checks them.
+    """
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.fromstring(text)  # the DOCTYPE's DTD is named, never fetched
+    except ET.ParseError as e:
+        raise ValueError(f"{origin}: not a GNU Backgammon MET (XML): {e}") from None
+    if root.tag != "met":
+        raise ValueError(f"{origin}: the XML's root is <{root.tag[:40]}>, not <met>")
+
+    def rows(tag: str) -> list[list[float]]:
+        table = root.find(tag)
+        if table is None:
+            raise ValueError(f"{origin}: no <{tag}>")
+        if table.get("type", "explicit") != "explicit":
+            raise ValueError(f"{origin}: <{tag}> is of type {table.get('type')[:40]!r}; only "
+                             "explicit tables are read")
+        out = []
+        for k, row in enumerate(table.findall("row"), 1):
+            try:
+                out.append([float(me.text or "") for me in row.findall("me")])
+            except ValueError:
+                raise ValueError(f"{origin}: <{tag}> row {k} holds a value that is not a "
+                                 "number") from None
+        return out
+
+    pre_rows, post_rows = rows("pre-crawford-table"), rows("post-crawford-table")
+    length = len(pre_rows)
+    if not 1 <= length <= MAX_LENGTH:
+        raise ValueError(f"{origin}: {length} pre-Crawford rows; a table has 1..{MAX_LENGTH}")
+    info = root.find("info")
+    name = (info.findtext("name") or "").strip() if info is not None else ""
+    stated = info.findtext("length") if info is not None else None
+    if stated is not None and stated.strip() != str(length):
+        raise ValueError(f"{origin}: <length> says {stated.strip()[:20]} but the table has "
+                         f"{length} rows")
+    lines = [f"length: {length}", "pre-crawford"]
+    for k, row in enumerate(pre_rows, 1):
+        if len(row) != length:
+            raise ValueError(f"{origin}: pre-Crawford row {k} has {len(row)} numbers, "
+                             f"not {length}")
+        lines.append(" ".join(repr(x) for x in row))
+    if not post_rows or len(post_rows[0]) < length:
+        raise ValueError(f"{origin}: the post-Crawford table needs {length} numbers")
+    lines += ["post-crawford", " ".join(repr(x) for x in post_rows[0][:length])]
+    met = parse_met("\n".join(lines), origin=origin, tolerance=tolerance)
+    met.name = name
+    met.source = "GNU Backgammon MET file"
+    return met
+
+
+def read_met(text: str, origin: str = "<met>") -> MatchEquityTable:
+    """A table from either format: gnubg's XML (text that starts with '<') or ours."""
+    if text.lstrip().startswith("<"):
+        return parse_gnubg_met(text, origin)
+    return parse_met(text, origin)
+
+
+NAMED = {"kazaross-xg2": "kazaross-xg2.met"}  # the tables that ship, in engine/mets/
+
+
+def named_met(name: str) -> MatchEquityTable:
+    """A table that ships with gammon, by name (``NAMED``); KeyError for another name."""
+    path = Path(__file__).with_name("mets") / NAMED[name]
+    return parse_met(path.read_text(), origin=str(path))
 
 
 def _unit(header: dict, origin: str) -> float:

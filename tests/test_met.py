@@ -1,6 +1,8 @@
 """Match equity tables (engine.met): the gammon-rate construction, the text format, the
 printout."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -263,3 +265,72 @@ def test_loader_tolerance():
     assert parse_met(text)[2, 1] == pytest.approx(0.295)
     with pytest.raises(ValueError, match="should add up to 1"):
         parse_met(text, tolerance=0.001)
+
+
+# ------------------------------------------------------------ gnubg's XML and the shipped table
+
+SMALL_XML = """<?xml version = "1.0"?>
+<!DOCTYPE met PUBLIC "-//GNU Backgammon//DTD Match Equity Tables//EN" "met.dtd">
+<met>
+  <info><name>Three by three</name><length>3</length></info>
+  <pre-crawford-table type="explicit">
+    <row><me>0.5</me><me>0.7</me><me>0.75</me></row>
+    <row><me>0.3</me><me>0.5</me><me>0.6</me></row>
+    <row><me>0.25</me><me>0.4</me><me>0.5</me></row>
+  </pre-crawford-table>
+  <post-crawford-table type="explicit" player="both">
+    <row><me>0.5</me><me>0.49</me><me>0.32</me><me>0.31</me></row>
+  </post-crawford-table>
+</met>
+"""
+
+
+def test_gnubg_xml_tables_are_read():
+    from engine.met import parse_gnubg_met, read_met
+    met = parse_gnubg_met(SMALL_XML, "small.xml")
+    assert met.length == 3 and met.name == "Three by three"
+    assert met.win_probability(1, 2) == pytest.approx(0.7)
+    assert met.win_probability(3, 2) == pytest.approx(0.4)
+    assert met.win_probability(2, 1, post_crawford=True) == pytest.approx(0.49)
+    assert read_met(SMALL_XML, "small.xml").pre[2, 3] == pytest.approx(0.6)  # XML found
+    assert read_met(dump_met(met)).pre[2, 3] == pytest.approx(0.6)  # and our text format
+
+
+@pytest.mark.parametrize("change, message", [
+    (('type="explicit">\n    <row><me>0.5', 'type="zadeh">\n    <row><me>0.5'),
+     "only explicit tables"),
+    (("<me>0.6</me>", "<me>x</me>"), "not a number"),
+    (("<me>0.6</me>", ""), "2 numbers, not 3"),
+    (("<length>3</length>", "<length>4</length>"), "<length> says 4"),
+    (("<met>", "<table>"), "the XML's root is <table>, not <met>"),
+    (("</met>", "</me"), "not a GNU Backgammon MET (XML)"),
+    (("<me>0.3</me>", "<me>0.1</me>"), "should add up to 1"),
+])
+def test_bad_gnubg_xml_is_one_line_naming_the_file(change, message):
+    from engine.met import parse_gnubg_met
+    text = SMALL_XML.replace(*change, 1)
+    if change[1] == "<table>":  # the same root at both ends
+        text = text.replace("</met>", "</table>")
+    with pytest.raises(ValueError) as e:
+        parse_gnubg_met(text, "small.xml")
+    assert message in str(e.value) and "small.xml" in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_the_shipped_kazaross_xg2_table():
+    """The published numbers (Kazaross XG2, as gnubg 1.07 ships them): 1-away 2-away
+    67.736%, 2-away 3-away 59.947%, post-Crawford 2-away 48.803%; 25 points; and equal
+    to gnubg's own file, number for number, where gnubg is installed (CI installs it)."""
+    from engine.met import named_met, read_met
+    met = named_met("kazaross-xg2")
+    assert met.length == 25 and met.name == "Kazaross XG2"
+    assert met.win_probability(1, 2) == pytest.approx(0.67736)
+    assert met.win_probability(2, 3) == pytest.approx(0.59947)
+    assert met.win_probability(2, 1, post_crawford=True) == pytest.approx(0.48803)
+    gnubg_file = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
+    if gnubg_file.exists():
+        theirs = read_met(gnubg_file.read_text(), str(gnubg_file))
+        assert np.array_equal(theirs.pre[1:, 1:], met.pre[1:, 1:])
+        assert np.array_equal(theirs.post, met.post)
+    with pytest.raises(KeyError):
+        named_met("woolsey")

@@ -430,3 +430,23 @@ def test_live_gnubg_pairs_read_as_gnubg_set_them():
         assert {k: out[k] for k in MATCH_FIELDS} == {k: want[k] for k in MATCH_FIELDS}
         assert (read_position(got["position_id"])
                 == gnubg_board(got["board"], want["on_roll"])).all()
+
+
+def test_met_file_reads_gnubg_xml_and_the_shipped_table(tmp_path):
+    """--file takes gnubg's XML (here a 2-point table written by hand) and the name of
+    the table that ships (kazaross-xg2); a name that is neither is one line."""
+    xml = tmp_path / "two.xml"
+    xml.write_text('<?xml version="1.0"?>\n<met><info><name>Two</name></info>'
+                   '<pre-crawford-table type="explicit"><row><me>0.5</me><me>0.7</me></row>'
+                   '<row><me>0.3</me><me>0.5</me></row></pre-crawford-table>'
+                   '<post-crawford-table type="explicit"><row><me>0.5</me><me>0.49</me>'
+                   '</row></post-crawford-table></met>\n')
+    two = met_json("--file", str(xml))
+    assert two["name"] == "Two" and two["table"] == [[0.5, 0.7], [0.3, 0.5]]
+    assert two["post_crawford"] == [0.5, 0.49]
+    kz = met_json("--file", "kazaross-xg2", "--length", "3")
+    assert kz["name"] == "Kazaross XG2" and kz["table"][0][1] == 0.67736
+    r = gammon("met", "--file", "no-such-table")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "No such file or directory (nor is it the name of a table that ships: " \
+        "kazaross-xg2)" in r.stderr

@@ -244,3 +244,31 @@ def test_an_illegal_sgf_move_stops_or_skips(tmp_path, bot):
     assert games[0].winner is None and len(games) == len(parse_sgf(sgf).games)
     report = _review(bad, bot, skip=True)
     assert report["games"][0]["decisions"] and report["warnings"] == source.warnings
+
+
+def test_met_values_a_match_with_the_table_given(bot, tmp_path):
+    """--met kazaross-xg2 values the match's cube decisions on that table (the report
+    names it, and the values move); a money file is the same whatever the table; a table
+    shorter than the match, or a bad --met, is one line."""
+    from engine.met import MatchEquityTable, named_met
+    text = (DATA / "match3.mat").read_text()
+    ours, theirs = _review(text, bot), _review(text, bot, met=named_met("kazaross-xg2"))
+    assert ours["met"].startswith("engine.met") and theirs["met"] == "Kazaross XG2, 25 points"
+
+    def cube_values(report):
+        return [d["double_take"] for g in report["games"] for d in g["decisions"]
+                if d["kind"] == "double"]
+    a, b = cube_values(ours), cube_values(theirs)
+    assert len(a) == len(b) > 3 and max(abs(x - y) for x, y in zip(a, b)) > 0.005
+    money = (DATA / "money.mat").read_text()
+    assert _review(money, bot)["players"] == _review(
+        money, bot, met=named_met("kazaross-xg2"))["players"]
+    short = MatchEquityTable(np.array([[np.nan, 1], [0, 0.5]]), np.array([1.0, 0.5]), "one")
+    with pytest.raises(ReviewInputError, match="stops at 1"):
+        prepare(text, met=short)
+    path = tmp_path / "m.mat"
+    path.write_text(text)
+    assert "cannot read --met 'woolsey': No such file or directory (nor is it the name " \
+        "of a table that ships: kazaross-xg2)" in _error(path, "--met", "woolsey")
+    run = gammon("review", str(path), "--met", "kazaross-xg2", "--json", "--no-progress")
+    assert run.returncode == 0 and json.loads(run.stdout)["met"] == "Kazaross XG2, 25 points"

@@ -15,7 +15,7 @@ goes up) or, with ``skip``, keeps the game's turns before it and notes a warning
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -65,8 +65,7 @@ class Turn:
         a take."""
         s = self.state
         if self.doubled and self.response == "take":
-            return TurnState(s.player, s.length, s.score, s.crawford, 2 * s.cube,
-                             1 - s.player, s.jacoby, s.beavers, s.efficiency)
+            return replace(s, cube=2 * s.cube, owner=1 - s.player)
         return s
 
 

@@ -20,6 +20,8 @@ the decider's side, loss, probabilities).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from eval.analysis import evaluator
@@ -44,9 +46,12 @@ def count_turns(games) -> int:
 
 
 def prepare(text: str, skip: bool = False, variant: str | None = None,
-            jacoby: bool | None = None, beavers: bool = False, efficiency: float | None = None):
+            jacoby: bool | None = None, beavers: bool = False, efficiency: float | None = None,
+            met=None):
     """(source, walked games, variant) of a file's text; ReviewInputError (one line) for
-    a file that cannot be read or, without ``skip``, holds an illegal action."""
+    a file that cannot be read or, without ``skip``, holds an illegal action. ``met``: the
+    match equity table a match is valued with (an ``engine.met.MatchEquityTable``; None:
+    ``model.match_cube.met_for``'s)."""
     from engine.rules import variant as get_variant
     source = read_source(text, skip)
     chosen = variant or source.match.variant
@@ -66,6 +71,14 @@ def prepare(text: str, skip: bool = False, variant: str | None = None,
     for g in games:
         if g.number in source.cut_games:
             g.winner, g.points = None, 0
+    if met is not None and source.match.length:
+        if source.match.length > met.length:
+            raise ReviewInputError(f"the match is to {source.match.length} points and the "
+                                   f"table {met.name or 'given'} (--met) stops at "
+                                   f"{met.length}")
+        for g in games:
+            for t in g.turns:
+                t.state = replace(t.state, met=met)
     return source, games, rules
 
 
@@ -73,14 +86,14 @@ def review(text: str, bot, bot_name: str, plies: int = 0, file: str = "",
            thresholds: Thresholds = Thresholds(), skip: bool = False,
            variant: str | None = None, jacoby: bool | None = None, beavers: bool = False,
            efficiency: float | None = None, max_turns: int = MAX_DECISIONS,
-           progress=None, prepared=None) -> dict:
+           progress=None, prepared=None, met=None) -> dict:
     """The report object of a match file's text, graded by ``bot`` (one that estimates
     probabilities). ReviewInputError for a file that cannot be reviewed, TooMuchWork past
     ``max_turns`` turns. ``progress(n)`` is called as turns are graded; ``prepared`` is
     what ``prepare`` gave (so a caller can count the turns first)."""
     from model.match_cube import met_for
     source, games, rules = prepared or prepare(text, skip, variant, jacoby, beavers,
-                                               efficiency)
+                                               efficiency, met)
     turns = count_turns(games)
     if turns > max_turns:
         raise TooMuchWork(f"the file has {turns:,} turns to grade, more than the "
@@ -110,17 +123,21 @@ def review(text: str, bot, bot_name: str, plies: int = 0, file: str = "",
                           "crawford": bool(g.crawford), "winner": g.winner,
                           "points": int(g.points) if g.winner is not None else 0,
                           "decisions": decisions, "warning": g.warning})
-    met = ""
+    table = ""
     if match.length:
-        from model.match_cube import GAMMON_RATE
-        met = (f"engine.met live cube, gammon rate {GAMMON_RATE:g}, "
-               f"{met_for(_score(match.length)).length} points")
+        first = next((t.state for g in games for t in g.turns), None)
+        if first is not None and first.met is not None:
+            table = f"{first.met.name or 'a table file'}, {first.met.length} points"
+        else:
+            from model.match_cube import GAMMON_RATE
+            table = (f"engine.met live cube, gammon rate {GAMMON_RATE:g}, "
+                     f"{met_for(_score(match.length)).length} points")
     return {"format": source.format, "file": file, "variant": match.variant,
             "match_length": int(match.length), "bot": bot_name, "plies": int(plies),
             "thresholds": thresholds.to_dict(),
             "players": player_stats(match.names, out_games), "games": out_games,
             "warnings": warnings, "names": list(match.names),
-            "equity_unit": "EMG per 1-cube", "met": met,
+            "equity_unit": "EMG per 1-cube", "met": table,
             "jacoby": bool(games[0].turns[0].state.jacoby) if games and games[0].turns
             else False}
 

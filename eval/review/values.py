@@ -17,10 +17,11 @@ the roll (no double, double/take, double/pass and who may double).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from engine.met import MatchEquityTable
 from eval.analysis.plays import CubeView, cubeful_after
 from model.cube import EFFICIENCY, CubeEquities, cube_equities
 from model.match_cube import (CENTRED, MOVER, OPPONENT, MatchScore, match_cube_equities,
@@ -37,6 +38,7 @@ class TurnState:
     crawford: this game is the Crawford game
     cube:     the cube's value
     owner:    -1 centred, else the player (0 or 1) who holds it
+    met:      the match equity table of a match (None: ``model.match_cube.met_for``'s)
     """
 
     player: int
@@ -48,6 +50,7 @@ class TurnState:
     jacoby: bool = False
     beavers: bool = False
     efficiency: float = EFFICIENCY
+    met: MatchEquityTable | None = None
 
     @property
     def is_match(self) -> bool:
@@ -69,8 +72,11 @@ class TurnState:
 
     def other(self) -> "TurnState":
         """The same state with the other player on roll."""
-        return TurnState(1 - self.player, self.length, self.score, self.crawford, self.cube,
-                         self.owner, self.jacoby, self.beavers, self.efficiency)
+        return replace(self, player=1 - self.player)
+
+    def table(self) -> MatchEquityTable:
+        """The match equity table this turn is valued with."""
+        return self.met or met_for(self.match_score())
 
     def may_double(self) -> bool:
         """Whether the player on roll has a cube decision: the cube centred or his, and in
@@ -88,8 +94,9 @@ def play_values(p5: np.ndarray, plays, rules, state: TurnState) -> np.ndarray:
                         state.relative_owner())
         return cubeful_after(p5, plays, rules, view)
     score = state.match_score()
-    mwc = play_mwc(p5, score, efficiency=state.efficiency)  # (K,)
-    return to_emg(mwc, score, met_for(score))
+    met = state.table()
+    mwc = play_mwc(p5, score, met, efficiency=state.efficiency)  # (K,)
+    return to_emg(mwc, score, met)
 
 
 @dataclass
@@ -114,7 +121,7 @@ def cube_values(p5: np.ndarray, state: TurnState) -> list[CubeValues]:
                       (eq.no_double, eq.double_take, eq.double_pass))
     else:
         score = state.match_score()
-        met = met_for(score)
+        met = state.table()
         eq = match_cube_equities(p5, score, met, state.efficiency)
         nd, dt, dp = (to_emg(v, score, met, n=len(p5)) for v in
                       (eq.no_double, eq.double_take, eq.double_pass))

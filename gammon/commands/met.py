@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from engine.met import MAX_LENGTH, MatchEquityTable, format_met, met_from_gammon_rate, parse_met
+from engine.met import (MAX_LENGTH, NAMED, MatchEquityTable, format_met, met_from_gammon_rate,
+                        named_met, read_met)
 
 from ..errors import UsageError, quote
 from ..positions import read_fraction, whole_type
@@ -38,8 +39,10 @@ Kazaross-XG2 table (built from rollouts) on average, 0.8 at most; the cubeless o
 With --file PATH the table is read from a file in the text format of engine/met.py
 (headers "length:", optional "name:", "source:", "unit: percent|probability", then a
 "pre-crawford" section of rows and a "post-crawford" line; '#' starts a comment; PATH -
-reads stdin) and printed instead; --length then prints only its first N rows and columns.
-gnubg's XML tables are not read: copy their numbers into this format.
+reads stdin) or in GNU Backgammon's XML format (its met/*.xml files, explicit tables) and
+printed instead; --length then prints only its first N rows and columns. --file
+kazaross-xg2 prints the table that ships with gammon: Kazaross XG2, GNU Backgammon 1.07's
+default (gammon review --met takes the same names and files).
 
 --length N: the table up to N-away, 1..{MAX_LENGTH} (default {DEFAULT_LENGTH}; with --file, the file's own
 length). A 64-point table with the live cube takes about 10 seconds.
@@ -89,7 +92,7 @@ def _gammon_rate(text: str) -> float:
     return rate
 
 
-def read_table_file(path: str) -> MatchEquityTable:
+def read_table_file(path: str, option: str = "--file") -> MatchEquityTable:
     """The table in ``path`` ('-': stdin); a UsageError naming the file (and the line, for
     what the text format's parser finds wrong)."""
     name = quote(path)
@@ -102,22 +105,33 @@ def read_table_file(path: str) -> MatchEquityTable:
             with open(path, "rb") as f:
                 data = f.read(FILE_LIMIT + 1)
     except IsADirectoryError:
-        raise UsageError(f"--file {name} is a directory, not a table file") from None
+        raise UsageError(f"{option} {name} is a directory, not a table file") from None
+    except FileNotFoundError as e:
+        raise UsageError(f"cannot read {option} {name}: {e.strerror or e} (nor is it the "
+                         f"name of a table that ships: {', '.join(NAMED)})") from None
     except OSError as e:
-        raise UsageError(f"cannot read --file {name}: {e.strerror or e}") from None
+        raise UsageError(f"cannot read {option} {name}: {e.strerror or e}") from None
     except ValueError as e:  # a NUL byte or an unpaired surrogate in the name
-        raise UsageError(f"cannot read --file {name}: {e}") from None
+        raise UsageError(f"cannot read {option} {name}: {e}") from None
     if len(data) > FILE_LIMIT:
-        raise UsageError(f"--file {name} is over {FILE_LIMIT // 1024} KB; a table file is a "
+        raise UsageError(f"{option} {name} is over {FILE_LIMIT // 1024} KB; a table file is a "
                          "few kilobytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise UsageError(f"--file {name} is not UTF-8 text (byte {e.start})") from None
+        raise UsageError(f"{option} {name} is not UTF-8 text (byte {e.start})") from None
     try:
-        return parse_met(text, origin=name)
+        return read_met(text, origin=name)
     except ValueError as e:
         raise UsageError(str(e)) from None
+
+
+def table_of(value: str, option: str = "--met") -> MatchEquityTable:
+    """A table named as ``--met`` and ``--file`` name one: a table that ships
+    (``engine.met.NAMED``: kazaross-xg2) or a file in either format; UsageError else."""
+    if value in NAMED:
+        return named_met(value)
+    return read_table_file(value, option)
 
 
 def table_json(met: MatchEquityTable, length: int, model: str,
@@ -140,7 +154,7 @@ def run(args) -> int:
         if args.gammon_rate is not None or args.cubeless:
             raise UsageError("--gammon-rate and --cubeless build a table; --file reads one: "
                              "give one or the other")
-        met = read_table_file(args.file)
+        met = table_of(args.file, "--file")
         length = met.length if args.length is None else args.length
         if length > met.length:
             raise UsageError(f"--length {length} is beyond the table in --file "

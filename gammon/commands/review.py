@@ -37,6 +37,12 @@ Per player: unforced checker decisions, checker, cube and overall error rates (m
 decision), the performance rating on eXtreme Gammon's scale (PR = 500 x the mean loss per
 decision, half the error rate), luck, points and the luck-adjusted result.
 
+A match is valued with a match equity table: by default engine.met's (built with a live
+cube from a gammon rate of 0.26); --met kazaross-xg2 takes the Kazaross XG2 table, the one
+GNU Backgammon 1.07 uses, and --met FILE a table file (engine/met.py's text format or
+gnubg's XML, as `gammon met --file` reads). To compare with gnubg's own analysis of a
+match, use --bot gnubg --met kazaross-xg2.
+
 The text report is a table of both players, then every marked decision with its board,
 roll, play, best options and loss; --json prints the report object, --html FILE writes a
 page of it (no network needed to view it). An illegal move in the file is reported with
@@ -53,6 +59,7 @@ examples:
   gammon match net: pubeval --games 2 --cube --seed 1 --save games.mat
   gammon review games.mat
   gammon review games.mat --bot gnubg --json
+  gammon review match.mat --bot gnubg --met kazaross-xg2
   gammon review match.sgf --very-bad 0.1 --html review.html
 """
 
@@ -75,6 +82,11 @@ def add_parser(sub) -> None:
                         "of that game with a warning")
     p.add_argument("--efficiency", type=fraction_type("--efficiency"), default=None,
                    metavar="X", help="Janowski's cube efficiency, 0 to 1 (default: 0.68)")
+    p.add_argument("--met", default=None, metavar="TABLE",
+                   help="the match equity table a match is valued with: kazaross-xg2 (GNU "
+                        "Backgammon 1.07's default; use it to compare with gnubg), or a "
+                        "file in engine/met.py's text format or gnubg's XML (default: "
+                        "engine.met's live-cube table)")
     p.add_argument("--jacoby", action="store_true",
                    help="money games used the Jacoby rule (an SGF file says so itself)")
     p.add_argument("--beavers", action="store_true",
@@ -147,9 +159,11 @@ def run(args) -> int:
     thresholds = thresholds_of(args)
     text = read_text(args.file)
     efficiency = args.efficiency
+    from .met import table_of
+    met = table_of(args.met) if args.met is not None else None
     try:
         prepared = prepare(text, args.on_illegal == "skip", args.variant,
-                           True if args.jacoby else None, args.beavers, efficiency)
+                           True if args.jacoby else None, args.beavers, efficiency, met)
     except ReviewInputError as e:
         raise UsageError(f"{quote(args.file)}: {e}") from None
     name = with_plies(args.bot, args.plies)
