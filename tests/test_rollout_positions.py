@@ -52,3 +52,25 @@ def test_sample_positions_shares_and_uniqueness(net):
     same, _ = sample_positions(net, 100, 3, opponents=(make_bot("pubeval"),),
                                opponent_share=0.25)
     assert np.array_equal(same, boards)
+
+
+def test_alternatives_are_the_results_of_the_best_plays_not_taken(net):
+    """alternatives = 1: each position also adds the results of its two best plays of the
+    roll (within `within`), as the positions the opponent then faces; the positions the
+    games reach stay, and the rest are those results."""
+    from engine.board import flip
+    from train.rollout_positions import alternative_positions, candidate_positions
+    board = decode("4HPwATDgc/ABMA")
+    dice = np.array([[6, 4]])
+    plays = legal_plays(board[None], dice)
+    scores = np.asarray(net.scores(plays, board[None], dice))
+    top = np.argsort(-scores, kind="stable")[:2]
+    alt = alternative_positions(net, board[None], dice, 2, 1.0)
+    assert np.array_equal(alt, flip(plays.boards[top]))
+    assert len(alternative_positions(net, board[None], dice, 2, 0.0)) >= 1  # the best only
+    plain = candidate_positions(net, 12, np.random.default_rng(5))
+    more = candidate_positions(net, 12, np.random.default_rng(5), alternatives=1)
+    reached = {b.tobytes() for b in plain}
+    assert reached <= {b.tobytes() for b in more} and len(more) > 1.3 * len(plain)
+    boards, phase = sample_positions(net, 60, 3, alternatives=1)
+    assert len(np.unique(boards, axis=0)) == 60 and np.array_equal(phase, phase_of(boards))

@@ -33,11 +33,11 @@ def draw_once(monkeypatch):
     deterministic, and tested in test_rollout_positions): (L, 26) int8, (L,) int8."""
     real = rt.sample_positions
 
-    def cached(bot, count, seed, explore, within, opponents, *rest):
+    def cached(bot, count, seed, explore, within, opponents, *rest, **named):
         key = (bot.name, count, seed, explore, within,
-               tuple(type(o).__name__ for o in opponents), repr(rest))
+               tuple(type(o).__name__ for o in opponents), repr(rest), repr(named))
         if key not in DRAWN:
-            DRAWN[key] = real(bot, count, seed, explore, within, opponents, *rest)
+            DRAWN[key] = real(bot, count, seed, explore, within, opponents, *rest, **named)
         return tuple(a.copy() for a in DRAWN[key])
     monkeypatch.setattr(rt, "sample_positions", cached)
 
@@ -156,9 +156,18 @@ def test_refusals_are_one_line_and_exit_2(tmp_path, net, capsys):
     refused(["--data", str(new), "--trials", "1"], "trials are 2 or more")
     refused(["--data", str(new), "--positions", "0"], "positions are 1 or more")
     refused(["--data", str(new), "--explore", "2"], "explore")
+    refused(["--data", str(new), "--alternatives", "9"], "alternatives are a whole number 0..8")
+    refused(["--data", str(path), "--positions", "6", *TINY, "--alternatives", "1"],
+            "alternatives '(none)', not 1")
     refused(["--data", str(new), "--net", str(foreign)], str(foreign))
     refused(["--positions", "6"], "--data")
     assert not new.exists()  # nothing is created before every setting is checked
+
+
+def test_alternatives_are_kept_in_the_metadata_only_when_set():
+    """Files made before the setting existed hold no "alternatives" and resume as before."""
+    assert "alternatives" not in rt.TargetSettings().fixed()
+    assert rt.TargetSettings(alternatives=1).fixed()["alternatives"] == 1
 
 
 def test_help(capsys):

@@ -140,6 +140,9 @@ class Stage2Config:
     """The other bot some of those games are played against (empty: none)."""
     opponent_share: float = 0.2
     """Share of those games against ``opponent``: 0..1."""
+    alternatives: int = 0
+    """Also roll out the results of each position's ``alternatives`` + 1 best plays (within
+    ``within``): the positions the net chose against. 0..8 (0: only the positions reached)."""
     validation: float = 0.1
     """Share of positions held out for the validation loss: 0..0.5."""
     epochs: int = 100
@@ -208,6 +211,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "stage2.explore": (0.0, 1.0),
     "stage2.within": (0.0, 2.0),
     "stage2.opponent_share": (0.0, 1.0),
+    "stage2.alternatives": (0, 8),
     "stage2.validation": (0.0, 0.5),
     "stage2.epochs": (1, 100_000),
     "stage2.batch_size": (1, 1_000_000),

@@ -13,6 +13,13 @@ every time), positions already settled by the bear-off database (both sides home
 and finished games. The candidates are deduplicated and drawn at random to the phase shares
 ``shares`` (contact, crashed, race: ``PHASES``; crashed as gnubg classifies,
 ``engine.phase.is_crashed``) as far as the games give them.
+
+Alternatives (``alternatives`` = k > 0): the games reach only the positions their plays
+lead to, so a play the net undervalues is never rolled out and never corrected. With k,
+every position a player faces also adds the results of his k + 1 best plays of the roll
+he rolled there (by the net's score, those within ``within`` of the best; one of them is
+usually the play he then makes), each as the position his opponent then faces: about k
+positions the net chose against for every one it chose.
 """
 
 from __future__ import annotations
@@ -20,7 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.bearoff import all_home
+from engine.board import flip
 from engine.game import play
+from engine.movegen import legal_plays
 from engine.phase import is_crashed, is_race
 from engine.policy import Bot, best_per_root
 
@@ -62,9 +71,33 @@ class Exploring(Bot):
         return chosen
 
 
+def alternative_positions(bot, boards: np.ndarray, dice: np.ndarray, most: int,
+                          within: float, variant: str = "standard") -> np.ndarray:
+    """The results of the ``most`` best plays of each of N positions (26,) before roll
+    ``dice`` (N, 2) by ``bot``'s score, those within ``within`` of the best, each as the
+    position the opponent then faces (flipped): (M, 26) int8."""
+    plays = legal_plays(boards, dice, variant)
+    if len(plays) == 0:
+        return np.zeros((0, 26), dtype=np.int8)
+    n = len(boards)
+    scores = np.asarray(bot.scores(plays, boards, dice), dtype=np.float64)  # (K,)
+    best = scores[best_per_root(scores, plays.root, n)]  # (n,)
+    starts = np.searchsorted(plays.root, np.arange(n + 1))
+    keep = []
+    for i in range(n):
+        rows = np.arange(starts[i], starts[i + 1])
+        if len(rows) < 2:
+            continue  # a forced play: no alternative
+        rows = rows[scores[rows] >= best[i] - within]
+        keep.append(rows[np.argsort(-scores[rows], kind="stable")[:most]])
+    if not keep:
+        return np.zeros((0, 26), dtype=np.int8)
+    return flip(plays.boards[np.concatenate(keep)])
+
+
 def candidate_positions(bot, games: int, rng: np.random.Generator, explore: float = 0.1,
                         within: float = 0.1, opponents=(), opponent_share: float = 0.0,
-                        variant: str = "standard") -> np.ndarray:
+                        variant: str = "standard", alternatives: int = 0) -> np.ndarray:
     """Unique positions before the roll from ``games`` games (see the module's doc)."""
     seen: list[np.ndarray] = []
     against = max(0, min(games, round(games * opponent_share))) if opponents else 0
@@ -82,6 +115,9 @@ def candidate_positions(bot, games: int, rng: np.random.Generator, explore: floa
             plies["k"] += 1
             if plies["k"] > 2:  # not the openings
                 seen.append(boards.copy())
+            if alternatives and plies["k"] > 1:  # the plays of the second ply on
+                seen.append(alternative_positions(bot, boards, np.asarray(dice),
+                                                  alternatives + 1, within, variant))
         play(policies, n, rng, variant, on_position=record)
     if not seen:
         return np.zeros((0, 26), dtype=np.int8)
@@ -92,14 +128,14 @@ def candidate_positions(bot, games: int, rng: np.random.Generator, explore: floa
 
 def sample_positions(bot, count: int, seed: int, explore: float = 0.1, within: float = 0.1,
                      opponents=(), opponent_share: float = 0.0, shares=SHARES,
-                     variant: str = "standard",
-                     exclude: set[bytes] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     variant: str = "standard", exclude: set[bytes] | None = None,
+                     alternatives: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``count`` positions (at most) drawn to the phase ``shares`` from new games, none of
     ``exclude`` (board bytes): boards (n, 26) int8 and their phases (n,) int8."""
     rng = np.random.default_rng(seed)
     games = max(8, count // POSITIONS_PER_GAME * 4)
     pool = candidate_positions(bot, games, rng, explore, within, opponents, opponent_share,
-                               variant)
+                               variant, alternatives)
     if exclude:
         pool = pool[[b.tobytes() not in exclude for b in pool]] if len(pool) else pool
     phase = phase_of(pool)
@@ -118,5 +154,6 @@ def sample_positions(bot, count: int, seed: int, explore: float = 0.1, within: f
     return pool[rows], phase[rows]
 
 
-__all__ = ["Exploring", "PHASES", "SHARES", "candidate_positions", "phase_of",
+__all__ = ["Exploring", "PHASES", "SHARES", "alternative_positions", "candidate_positions",
+           "phase_of",
            "sample_positions"]

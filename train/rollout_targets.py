@@ -57,6 +57,7 @@ class TargetSettings:
     shares: tuple[float, float, float] = SHARES
     validation: float = 0.1
     variant: str = "standard"
+    alternatives: int = 0  # positions the net chose against, k per position it chose
 
     def rollout(self) -> Settings:
         return Settings(trials=self.trials, seed=self.seed, truncate=self.truncate,
@@ -76,6 +77,10 @@ class TargetSettings:
                 raise ValueError(f"{name} is between 0 and 1, got {getattr(self, name)!r}")
         if not self.within >= 0:
             raise ValueError(f"within is 0 or more, got {self.within!r}")
+        if isinstance(self.alternatives, bool) or not isinstance(self.alternatives, int) \
+                or not 0 <= self.alternatives <= 8:
+            raise ValueError(f"alternatives are a whole number 0..8, got "
+                             f"{self.alternatives!r}")
         if len(self.shares) != len(PHASES) or min(self.shares) < 0 or sum(self.shares) <= 0:
             raise ValueError(f"shares are {len(PHASES)} numbers >= 0 with a sum above 0, got "
                              f"{self.shares!r}")
@@ -85,6 +90,8 @@ class TargetSettings:
         out = asdict(self)
         out.pop("positions")
         out["shares"] = list(self.shares)
+        if not self.alternatives:
+            out.pop("alternatives")  # files made before the setting existed hold none
         return out
 
 
@@ -99,7 +106,7 @@ def draw_block(bot, settings: "TargetSettings", block: int, opponents=()):
     boards, phase = sample_positions(bot, BLOCK, block_seed(settings.seed, block),
                                      settings.explore, settings.within, opponents,
                                      settings.opponent_share, settings.shares,
-                                     settings.variant)
+                                     settings.variant, alternatives=settings.alternatives)
     return np.asarray(boards, dtype=np.int8), np.asarray(phase, dtype=np.int8)
 
 
@@ -195,6 +202,10 @@ def main(argv=None) -> int:
     p.add_argument("--within", type=float, default=d.within)
     p.add_argument("--opponent", default=d.opponent, help="'' for self-play only")
     p.add_argument("--opponent-share", type=float, default=d.opponent_share)
+    p.add_argument("--alternatives", type=int, default=d.alternatives, metavar="K",
+                   help="also roll out the results of each position's K + 1 best plays "
+                        "(within --within of the best): the plays the net chose against "
+                        f"(default {d.alternatives})")
     p.add_argument("--validation", type=float, default=d.validation,
                    help=f"the share held out for validation (default {d.validation})")
     try:
@@ -205,7 +216,8 @@ def main(argv=None) -> int:
             positions=args.positions, seed=args.seed, trials=args.trials,
             truncate=None if args.truncate < 0 else args.truncate, vr=not args.no_vr,
             explore=args.explore, within=args.within, opponent=args.opponent,
-            opponent_share=args.opponent_share, validation=args.validation)
+            opponent_share=args.opponent_share, validation=args.validation,
+            alternatives=args.alternatives)
         settings.check()
         net = args.net or shipped(settings.variant)
         bot = make_bot(f"net:{net}", variant=settings.variant)

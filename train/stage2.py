@@ -38,7 +38,7 @@ def target_settings(config: Config, generation: int) -> TargetSettings:
                           trials=s.trials, truncate=None if s.truncate < 0 else s.truncate,
                           vr=s.vr, explore=s.explore, within=s.within, opponent=s.opponent,
                           opponent_share=s.opponent_share, validation=s.validation,
-                          variant=config.train.variant)
+                          variant=config.train.variant, alternatives=s.alternatives)
 
 
 def fit_settings(config: Config, generation: int) -> FitSettings:
