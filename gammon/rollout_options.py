@@ -14,9 +14,9 @@ from .positions import SEED_RANGE, seed_type, whole_type
 ONLY_WITH_ROLLOUT = ("trials", "truncate", "no_vr", "no_quasi", "no_bearoff", "no_progress")
 
 
-def add_rollout_settings(p, seed: bool = True) -> None:
+def add_rollout_settings(p, seed: bool = True, progress: bool = True) -> None:
     """--trials, --seed (unless the command has its own), --truncate, --no-vr, --no-quasi,
-    --no-bearoff, --no-progress."""
+    --no-bearoff, --no-progress (unless the command has its own)."""
     p.add_argument("--trials", type=whole_type("--trials", 1, MAX_TRIALS), default=None,
                    metavar="N", help=f"trials per position, 1 to {MAX_TRIALS:,} (default "
                                      f"{DEFAULT_TRIALS:,})")
@@ -31,7 +31,8 @@ def add_rollout_settings(p, seed: bool = True) -> None:
                    help="random dice from the first roll (no stratified first two rolls)")
     p.add_argument("--no-bearoff", action="store_true",
                    help="play races to the end instead of stopping in the bear-off database")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    if progress:
+        p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def add_rollout_flag(p, what: str) -> None:
@@ -39,14 +40,15 @@ def add_rollout_flag(p, what: str) -> None:
     p.add_argument("--rollout", action="store_true",
                    help=f"roll out {what} (settings: --trials, --seed, --truncate, --no-vr, "
                         f"--no-quasi, --no-bearoff, as for `gammon rollout`)")
-    add_rollout_settings(p, seed=not any(a.dest == "seed" for a in p._actions))
+    add_rollout_settings(p, seed=not any(a.dest == "seed" for a in p._actions),
+                         progress=not any(a.dest == "no_progress" for a in p._actions))
 
 
-def check_rollout_args(args) -> None:
-    """UsageError for a rollout setting given without --rollout."""
+def check_rollout_args(args, names=ONLY_WITH_ROLLOUT) -> None:
+    """UsageError for a rollout setting (``names``) given without --rollout."""
     if getattr(args, "rollout", False):
         return
-    for name in ONLY_WITH_ROLLOUT:
+    for name in names:
         value = getattr(args, name, None)
         if value not in (None, False):
             raise UsageError(f"--{name.replace('_', '-')} is a rollout setting: add --rollout")

@@ -272,3 +272,61 @@ def test_met_values_a_match_with_the_table_given(bot, tmp_path):
         "of a table that ships: kazaross-xg2)" in _error(path, "--met", "woolsey")
     run = gammon("review", str(path), "--met", "kazaross-xg2", "--json", "--no-progress")
     assert run.returncode == 0 and json.loads(run.stdout)["met"] == "Kazaross XG2, 25 points"
+
+
+def _rolled(path, *options):
+    run = gammon("review", str(path), "--rollout", "--json", "--no-progress", *options)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+@pytest.mark.parametrize("name", ["blunders.mat", "match3.mat"])
+def test_rollouts_truncated_at_once_give_the_grading_losses(name, tmp_path):
+    """--rollout --truncate 0 values every candidate by the net at once, cubeful at the
+    cube and score of the moment: the same values the 0-ply grading used, so each marked
+    decision's rollout loss and best play must be the 0-ply ones (money and a 3-point
+    match: the MWC to EMG conversion included), and only the marked ones are rolled out."""
+    path = tmp_path / name
+    path.write_text(BLUNDERS if name == "blunders.mat" else (DATA / name).read_text())
+    report = _rolled(path, "--trials", "2", "--truncate", "0", "--seed", "1")
+    marked = [d for g in report["games"] for d in g["decisions"] if d["mark"]]
+    assert len(marked) >= 3
+    assert all("rollout" not in d for g in report["games"] for d in g["decisions"]
+               if not d["mark"])
+    for d in marked:
+        r = d["rollout"]
+        assert r["loss"] == pytest.approx(d["loss"], abs=1e-6), d  # float32 nets
+        assert r["best"] == d["best"] and r["trials"] in (0, 2)
+    assert report["rollout"] == {"trials": 2, "seed": 1, "truncate": 0, "vr": True,
+                                 "cubeful": True}
+
+
+def test_rollouts_of_the_blunders_confirm_them(tmp_path):
+    """Real rollouts (36 trials, seed 1): passing the opening double's take and doubling
+    at once are errors by rollout too; the same seed gives the same numbers; the text
+    report tells the rollout under each marked decision."""
+    path = tmp_path / "b.mat"
+    path.write_text(BLUNDERS)
+    first = _rolled(path, "--trials", "36", "--seed", "1")
+    again = _rolled(path, "--trials", "36", "--seed", "1")
+    assert first == again
+    by_kind = {d["kind"]: d["rollout"] for g in first["games"] for d in g["decisions"]
+               if d["mark"]}
+    assert by_kind["take"]["loss"] > 0.8 and by_kind["take"]["best"] == "take"
+    assert by_kind["double"]["loss"] > 0.1 and by_kind["double"]["best"].startswith("no double")
+    assert all(r["se"] is not None and r["se"] > 0 and r["trials"] == 36
+               for r in by_kind.values())
+    text = gammon("review", str(path), "--rollout", "--trials", "36", "--seed", "1",
+                  "--no-progress").stdout
+    assert "marked decisions rolled out: 36 trials each, cubeful, seed 1" in text
+    assert text.count("by rollout: loses ") == 3
+
+
+def test_rollout_settings_need_rollout_and_a_match_needs_the_default_table(tmp_path):
+    path = tmp_path / "m.mat"
+    path.write_text((DATA / "match3.mat").read_text())
+    assert "--trials is a rollout setting: add --rollout" in _error(path, "--trials", "36")
+    assert "--seed is a rollout setting: add --rollout" in _error(path, "--seed", "3")
+    assert "leave out --met" in _error(path, "--rollout", "--met", "kazaross-xg2")
+    assert "--trials is a whole number from 1 to 1,000,000, got '0'" in \
+        _error(path, "--rollout", "--trials", "0")

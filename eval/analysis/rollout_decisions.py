@@ -83,20 +83,25 @@ def _zero_ply(bot):
 
 def rollout_plays(bot, board: np.ndarray, d1: int, d2: int, settings: Settings,
                   state=None, progress=None, runner=None, most: int = FILTER_PLAYS,
-                  within: float = FILTER_EQUITY) -> list[dict]:
+                  within: float = FILTER_EQUITY, include=()) -> list[dict]:
     """The move filter's candidate plays of ``d1``-``d2``, rolled out on the same dice,
     best first (by the rollout's mean; cubeful with ``settings.cubeful``): each row has
     ``rank``, ``play``, ``result`` (Position ID after the play, not flipped),
     ``probabilities`` (the five for the mover), ``equity`` (``mean``, ``se``, ``ci95``:
     money equity, or MWC at a match score), ``difference`` (to the best: mean, paired se,
     ci95; None for the best) and ``trials``. Empty when no play is legal.
-    ``state``: the position's ``MatchState`` (None: money, centred cube)."""
+    ``state``: the position's ``MatchState`` (None: money, centred cube). ``include``: rows
+    of ``legal_plays(board, (d1, d2))`` rolled out whether the filter keeps them or not
+    (the play a player made, in a review)."""
     rules = settings.rules
     board = np.asarray(board, dtype=np.int8).reshape(26)
     plays = legal_plays(board[None], np.array([[d1, d2]]), rules)
     if plays.dice_used[0] == 0:
         return []
-    keep = np.flatnonzero(filter_candidates(bot, board, (d1, d2), plays, rules, most, within))
+    kept = np.array(filter_candidates(bot, board, (d1, d2), plays, rules, most, within),
+                    dtype=bool)  # (K,)
+    kept[np.asarray(include, dtype=np.int64)] = True
+    keep = np.flatnonzero(kept)
     after = plays.boards[keep]
     points = rules.end_of_game(after)  # (k,) the mover's points where the play ends it
     going = np.flatnonzero(points == 0)

@@ -343,6 +343,7 @@ def _marked(number: int, index: int, d, names, checkers) -> str:
              f"<b>{_e(d.get('best'))}</b><br>equity lost: {_num(d.get('loss'), '.3f')}"
              + (f"<br>luck of the roll: {_num(d.get('luck'), '+.3f')}"
                 if d.get("luck") is not None else "")
+             + _rollout_line(d)
              + f"<br>equity of {_e(names[0])} before it: {_num(d.get('equity'), '+.3f')}</p>")
     ids = f'<p class="ids">{_e(d.get("posid"))}<br>{_e(d.get("xgid"))}</p>'
     return (f'<div class="decision" data-game="{number}" data-index="{index}" '
@@ -350,6 +351,15 @@ def _marked(number: int, index: int, d, names, checkers) -> str:
             f'<div>{board}</div><div class="facts"><h3>'
             f"Move {_num(d.get('move'), 'd')}: {what}{badges}</h3>"
             f"{facts}{_options(d)}{ids}</div></div>")
+
+
+def _rollout_line(d) -> str:
+    """The rollout of a marked decision (``review --rollout``), or nothing."""
+    r = d.get("rollout")
+    if not isinstance(r, dict):
+        return ""
+    from .rollout import loss_words
+    return f"<br>by rollout: {_e(loss_words(r))}"
 
 
 def _options(d) -> str:

@@ -83,12 +83,21 @@ def _decision(report: dict, game: dict, d: dict) -> str:
         o = d["options_played"]
         lines.append(f" *{d['rank']}. {o['action']:<28} {o['equity']:+.3f}  "
                      f"({-o['loss']:+.3f})")
+    if isinstance(d.get("rollout"), dict):
+        from .rollout import loss_words
+        lines.append(f"by rollout: {loss_words(d['rollout'])}")
     return "\n".join(lines)
 
 
 def text_report(report: dict) -> str:
     """The whole terminal report."""
     parts = [summary(report)]
+    if isinstance(report.get("rollout"), dict):
+        r = report["rollout"]
+        parts.append(f"marked decisions rolled out: {r['trials']:,} trials each, cubeful, "
+                     f"seed {r['seed']}" + (f", truncated after {r['truncate']} plies"
+                                            if r.get("truncate") is not None else "")
+                     + ("" if r.get("vr", True) else ", no variance reduction"))
     for w in report.get("warnings", []):
         parts.append(f"warning: {w}")
     marked = [(g, d) for g in report["games"] for d in g["decisions"] if d["mark"]]

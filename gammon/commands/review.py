@@ -50,8 +50,15 @@ its game, move and player: --on-illegal stop (the default) ends with that one li
 --on-illegal skip warns and reviews the rest of the file without the rest of that game.
 
 The bot must estimate probabilities: net: (the shipped network, the default), net:PATH or
-gnubg (GNU Backgammon's nets at 0-ply, through gnubg-nn). Rollouts of the flagged
-decisions are not part of the review yet: roll them out with `gammon hint --rollout`.
+gnubg (GNU Backgammon's nets at 0-ply, through gnubg-nn).
+
+--rollout rolls out every marked decision again (cubeful, the cube played inside every
+trial, at the cube and score of the moment; settings as for `gammon rollout`): a checker
+play against the move filter's candidates on the same dice, a cube decision as no double
+and double/take on the same dice. Each marked decision then also shows its loss by the
+rollout with a 95% interval and the rollout's best play or action ("rollout" in --json);
+the marks and error rates stay those of the grading bot. At a match score the trials play
+on engine.met's table (so not with --met).
 
 bots: {valid_names()}
 
@@ -61,6 +68,7 @@ examples:
   gammon review games.mat --bot gnubg --json
   gammon review match.mat --bot gnubg --met kazaross-xg2
   gammon review match.sgf --very-bad 0.1 --html review.html
+  gammon review games.mat --rollout --trials 324 --seed 1
 """
 
 
@@ -111,6 +119,9 @@ def add_parser(sub) -> None:
                        help=f"luck below which a roll is {name.replace('-', ' ')} "
                             f"(default: minus the lucky threshold, {default:g})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    from ..rollout_options import add_rollout_flag
+    add_rollout_flag(p, "every marked decision again, cubeful, and tell its loss beside "
+                        "the 0-ply one")
     p.set_defaults(run=run)
 
 
@@ -154,8 +165,40 @@ def review_bot(bot_name: str, variant: str):
 
 
 
+def _roll_out(args, report: dict, prepared, bot) -> None:
+    """Every marked decision of ``report`` rolled out (``eval.review.rollout``)."""
+    import argparse as _argparse
+    from engine.rules import variant as get_variant
+    from eval.analysis.rollouts import RolloutError
+    from eval.review.rollout import count_marked, roll_out_marked
+
+    from ..rollout_options import check_rollout_bot, rollout_seed, rollout_settings
+    source, games, rules = prepared
+    if args.met is not None and source.match.length:
+        raise UsageError("--rollout plays a match's trials on engine.met's table: leave out "
+                         "--met (or review without --rollout)")
+    options = _argparse.Namespace(**{**vars(args), "variant": rules.name,
+                                     "no_beavers": False})
+    seed = rollout_seed(args)
+    settings = rollout_settings(options, seed, cubeful=True)
+    check_rollout_bot(settings, bot)
+    from tqdm import tqdm
+    with tqdm(total=count_marked(report), unit="decision", leave=False,
+              disable=True if args.no_progress else None, dynamic_ncols=True) as bar:
+        try:
+            roll_out_marked(report, games, bot, get_variant(rules.name), settings,
+                            bar.update)
+        except RolloutError as e:
+            raise UsageError(str(e)) from None
+    report["rollout"] = {"trials": settings.trials, "seed": seed,
+                         "truncate": settings.truncate, "vr": settings.vr,
+                         "cubeful": True}
+
+
 def run(args) -> int:
     from eval.review.report import ReviewInputError, TooMuchWork, count_turns, prepare, review
+    from ..rollout_options import ONLY_WITH_ROLLOUT, check_rollout_args
+    check_rollout_args(args, [n for n in ONLY_WITH_ROLLOUT if n != "no_progress"] + ["seed"])
     thresholds = thresholds_of(args)
     text = read_text(args.file)
     efficiency = args.efficiency
@@ -178,6 +221,8 @@ def run(args) -> int:
                             prepared=prepared, progress=bar.update)
         except (ReviewInputError, TooMuchWork) as e:
             raise UsageError(f"{quote(args.file)}: {e}") from None
+    if args.rollout:
+        _roll_out(args, report, prepared, bot)
     if args.html:
         from eval.review.html import write_report
         write_report(report, args.html)
