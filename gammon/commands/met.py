@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from engine.met import (MAX_LENGTH, NAMED, MatchEquityTable, format_met, met_from_gammon_rate,
-                        named_met, read_met)
+from engine.met import MAX_LENGTH, MatchEquityTable, format_met, met_from_gammon_rate
 
 from ..errors import UsageError, quote
+from ..met_tables import table_of
 from ..positions import read_fraction, whole_type
 
 DEFAULT_LENGTH = 11
 DEFAULT_GAMMON_RATE = 0.26
-FILE_LIMIT = 1 << 20  # bytes: a 64-point table in the text format is about 30 KB
 
 HELP = f"""\
 Print a match equity table (MET). Each number is the chance that the row player wins the
@@ -90,48 +88,6 @@ def _gammon_rate(text: str) -> float:
     if rate >= 1.0:
         raise argparse.ArgumentTypeError(message)
     return rate
-
-
-def read_table_file(path: str, option: str = "--file") -> MatchEquityTable:
-    """The table in ``path`` ('-': stdin); a UsageError naming the file (and the line, for
-    what the text format's parser finds wrong)."""
-    name = quote(path)
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(FILE_LIMIT + 1) if hasattr(sys.stdin, "buffer") \
-                else sys.stdin.read(FILE_LIMIT + 1).encode("utf-8", "replace")
-            name = "stdin"
-        else:
-            with open(path, "rb") as f:
-                data = f.read(FILE_LIMIT + 1)
-    except IsADirectoryError:
-        raise UsageError(f"{option} {name} is a directory, not a table file") from None
-    except FileNotFoundError as e:
-        raise UsageError(f"cannot read {option} {name}: {e.strerror or e} (nor is it the "
-                         f"name of a table that ships: {', '.join(NAMED)})") from None
-    except OSError as e:
-        raise UsageError(f"cannot read {option} {name}: {e.strerror or e}") from None
-    except ValueError as e:  # a NUL byte or an unpaired surrogate in the name
-        raise UsageError(f"cannot read {option} {name}: {e}") from None
-    if len(data) > FILE_LIMIT:
-        raise UsageError(f"{option} {name} is over {FILE_LIMIT // 1024} KB; a table file is a "
-                         "few kilobytes")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise UsageError(f"{option} {name} is not UTF-8 text (byte {e.start})") from None
-    try:
-        return read_met(text, origin=name)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-
-
-def table_of(value: str, option: str = "--met") -> MatchEquityTable:
-    """A table named as ``--met`` and ``--file`` name one: a table that ships
-    (``engine.met.NAMED``: kazaross-xg2) or a file in either format; UsageError else."""
-    if value in NAMED:
-        return named_met(value)
-    return read_table_file(value, option)
 
 
 def table_json(met: MatchEquityTable, length: int, model: str,

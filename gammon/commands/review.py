@@ -202,7 +202,7 @@ def run(args) -> int:
     thresholds = thresholds_of(args)
     text = read_text(args.file)
     efficiency = args.efficiency
-    from .met import table_of
+    from ..met_tables import table_of
     met = table_of(args.met) if args.met is not None else None
     try:
         prepared = prepare(text, args.on_illegal == "skip", args.variant,
