@@ -19,10 +19,6 @@ FULL = np.uint32((1 << 25) - 1)  # bits 0..24: the opponent's bar and the 24 poi
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]  # the 21 distinct rolls
 ROLL_WEIGHTS = [np.float32(1 if a == b else 2) for a, b in ROLLS]  # of 36
 _ZERO = np.uint32(0)
-# a roll's score by the lowest cell it hits, indexed by the float32 exponent byte of that
-# cell's bit (2**q has exponent byte 127 + q; no hit, 0.0, has 0)
-_SCORE_BY_EXPONENT = np.zeros(256, dtype=np.float32)
-_SCORE_BY_EXPONENT[127:152] = 1024 + 25 - np.arange(25)  # 1024 for a hit, plus the pips lost
 
 
 def cell_masks(cond: np.ndarray) -> np.ndarray:
@@ -74,7 +70,6 @@ def shot_masks(boards: np.ndarray, sides: np.ndarray | None = None) -> ShotMasks
 
 
 _MIXED = [r for r, (a, b) in enumerate(ROLLS) if a != b]  # rows of the 15 mixed rolls
-_DOUBLES = [r for r, (a, b) in enumerate(ROLLS) if a == b]  # ... of the 6 doubles
 _FIRST = np.array([[ROLLS[r][0]] for r in _MIXED], dtype=np.uint32)  # (15, 1) smaller die
 _SECOND = np.array([[ROLLS[r][1]] for r in _MIXED], dtype=np.uint32)  # (15, 1) larger die
 _GAP = _SECOND - _FIRST
@@ -149,7 +144,7 @@ def _walk(d, sources, open_, blot, entry_hit, steps, two: bool):
     hit_on_way = _ZERO  # ... having hit on the way (or just now)
     within = [entry_hit]
     chain = False
-    d = np.uint32(d) if np.isscalar(d) else d  # or (R, 1) uint32: several doubles at once
+    d = d if isinstance(d, np.ndarray) else np.uint32(d)  # or (R, 1) uint32: several doubles
     for k in range(1, 4 if np.ndim(steps) else steps + 1):
         moved = reached << d
         hit = moved & blot
@@ -187,57 +182,55 @@ def _bar_mixed(d1, d2, m: ShotMasks, two: bool):
 
 
 def _free_rolls(m: ShotMasks, two: bool):
-    """Per roll (21, K): the blots hit and whether two are, no opponent checker on the bar
-    (all the rolls at once)."""
+    """No opponent checker on the bar, all the rolls at once: ((blots hit (15, K), two hit
+    (15, K) or None, 2), (the same (6, K) for the doubles, 1)), each with its rolls of 36."""
     ahead = m.src << _DIE  # (6, K): the opponent's checkers moved by each die
     landed = ahead & m.open_  # ... where they may stop on the way
-    hits = np.empty((len(ROLLS), len(m.src)), dtype=np.uint32)
-    pairs = np.zeros((len(ROLLS), len(m.src)), dtype=bool)
     # mixed rolls: one die, or both through an open point
-    hits[_MIXED] = (ahead[_I1] | ahead[_I2] | (landed[_I1] << _SECOND)
-                    | (landed[_I2] << _FIRST)) & m.blot
-    hits[_DOUBLES], pair = _double_walk(_DIE, m.src, m.open_, m.blot, two)
-    if two:
-        hit_by = ahead & m.blot
-        pairs[_MIXED] = _mixed_two_hits(hit_by, hit_by & ~(m.doubled << _DIE), m.blot)
-        pairs[_DOUBLES] = pair
-    return hits, pairs
+    mixed = (ahead[_I1] | ahead[_I2] | (landed[_I1] << _SECOND)
+             | (landed[_I2] << _FIRST)) & m.blot
+    doubles, pair = _double_walk(_DIE, m.src, m.open_, m.blot, two)
+    if not two:
+        return (mixed, None, 2), (doubles, None, 1)
+    hit_by = ahead & m.blot
+    return ((mixed, _mixed_two_hits(hit_by, hit_by & ~(m.doubled << _DIE), m.blot), 2),
+            (doubles, pair, 1))
 
 
 def _barred_rolls(m: ShotMasks, two: bool):
-    """Per roll (21, K): the blots hit and whether two are, the opponent on the bar (few
-    rows: all the rolls at once)."""
-    hits = np.empty((len(ROLLS), len(m.src)), dtype=np.uint32)
-    pairs = np.zeros((len(ROLLS), len(m.src)), dtype=bool)
-    hits[_MIXED], pair = _bar_mixed(_FIRST, _SECOND, m, two)
-    if two:
-        pairs[_MIXED] = pair
+    """The opponent on the bar, all the rolls at once (few rows): as ``_free_rolls``."""
+    mixed, mixed_pair = _bar_mixed(_FIRST, _SECOND, m, two)
     # the doubles: the bar checkers enter on point d first, then the steps left move on
     entry = np.uint32(1) << _DIE  # (6, 1)
     enter = (m.open_ & entry) > 0  # (6, K)
     steps = 4 - np.minimum(m.on_bar, 4)
     hit, pair = _bar_double_walk(_DIE, (m.src & ~np.uint32(1)) | entry, m.open_, m.blot,
                                  steps, m.blot & entry, two)
-    hits[_DOUBLES] = np.where(enter, hit, _ZERO)
-    if two:
-        pairs[_DOUBLES] = enter & pair
-    return hits, pairs
+    doubles = np.where(enter, hit, _ZERO)
+    if not two:
+        return (mixed, None, 2), (doubles, None, 1)
+    return (mixed, mixed_pair, 2), (doubles, enter & pair, 1)
 
 
-_WEIGHTS = np.array(ROLL_WEIGHTS, dtype=np.float32)  # (21,) rolls of 36
+_PIPS_BY_EXPONENT = 152  # 2**q has float32 exponent byte 127 + q: pips lost 25 - q = 152 - it
 
 
-def _tally(hits: np.ndarray, pairs: np.ndarray, two: bool) -> np.ndarray:
-    """Per roll (21, K) hit masks and two-hit flags -> (rolls hitting, pips lost[, rolls
-    hitting two]) out of 36: (2 or 3, K) float32."""
-    # the lowest blot hit by each roll: the float32 exponent of its bit names it; its score
-    # is 1024 for the hit plus the pips lost, so one weighted sum counts both
-    lowest = (hits & (_ZERO - hits)).astype(np.float32).view(np.int32) >> 23
-    scores = _WEIGHTS @ _SCORE_BY_EXPONENT.take(lowest)  # whole numbers below 2**24: exact
-    counts = [np.floor(scores / 1024), scores % 1024]
-    if two:
-        counts.append(_WEIGHTS @ pairs.astype(np.float32))
-    return np.stack(counts)
+def _tally(groups, two: bool) -> np.ndarray:
+    """Hit masks and two-hit flags of groups of rolls ((R, K) each, with the group's rolls
+    of 36 per roll) -> (rolls hitting, pips lost[, rolls hitting two]) out of 36: (2 or 3,
+    K) float32, whole numbers, summed exactly in integers."""
+    rolls = pips = pairs = 0
+    for hits, pair, weight in groups:
+        # the lowest blot hit by each roll: the float32 exponent byte of its bit names it
+        # (127 + its cell; 0 for no hit), so its pips lost are 152 less the byte
+        byte = (hits & (_ZERO - hits)).astype(np.float32).view(np.int32) >> 23  # (R, K)
+        hit = np.count_nonzero(byte, axis=0)
+        rolls = rolls + weight * hit
+        pips = pips + weight * (_PIPS_BY_EXPONENT * hit - byte.sum(axis=0))
+        if two:
+            pairs = pairs + weight * np.count_nonzero(pair, axis=0)
+    counts = (rolls, pips, pairs) if two else (rolls, pips)
+    return np.stack(counts).astype(np.float32)
 
 
 def shot_rolls(m: ShotMasks, two: bool = False):
@@ -250,12 +243,12 @@ def shot_rolls(m: ShotMasks, two: bool = False):
     """
     barred = m.on_bar > 0
     if not barred.any():
-        return tuple(_tally(*_free_rolls(m, two), two))
+        return tuple(_tally(_free_rolls(m, two), two))
     out = np.empty((3 if two else 2, len(m.src)), dtype=np.float32)
     for group, rolls in ((~barred, _free_rolls), (barred, _barred_rolls)):
         rows = np.flatnonzero(group)
         if len(rows):
-            out[:, rows] = _tally(*rolls(ShotMasks(*(a[rows] for a in m)), two), two)
+            out[:, rows] = _tally(rolls(ShotMasks(*(a[rows] for a in m)), two), two)
     return tuple(out)  # out of 36 rolls (whole numbers, exact in float32)
 
 

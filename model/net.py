@@ -32,6 +32,7 @@ class ValueNet(nn.Module):
         self.out = nn.Linear(sizes[-1], 6)
         self._act = {"sigmoid": torch.sigmoid, "relu": torch.relu, "tanh": torch.tanh}[activation]
         self._table = None  # cached first-layer table for forward_boards
+        self._starts = None  # cached bag offsets for forward_boards
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for layer in self.layers:
@@ -58,6 +59,13 @@ class ValueNet(nn.Module):
             self._table = table.reshape(24 * 31, -1).contiguous()
         return self._table
 
+    def _bag_starts(self, n: int) -> torch.Tensor:
+        """(n,) int64: where each board's 24 table rows start in the flat index."""
+        starts = getattr(self, "_starts", None)  # (nets pickled before it have none)
+        if starts is None or len(starts) < n:
+            starts = self._starts = torch.arange(0, 24 * max(n, 4096), 24, dtype=torch.int64)
+        return starts[:n]
+
     @torch.no_grad()
     def forward_boards(self, boards: np.ndarray, checkers: int = 15,
                        more: np.ndarray | None = None) -> torch.Tensor:
@@ -65,22 +73,27 @@ class ValueNet(nn.Module):
         under an encoding of the classic units then more (``model.encoding.CLASSIC_PLUS``),
         ``more`` (N, F - 198) float32 holds the more."""
         first = self.layers[0]
-        index = torch.from_numpy(boards[:, 1:25].astype(np.int64) + _OFFSETS)  # (N, 24)
-        h = nn.functional.embedding_bag(index, self._first_layer_table(), mode="sum")
-        mover_on = np.maximum(boards, 0).sum(axis=1, dtype=np.int32)
-        opponent_on = mover_on - boards.sum(axis=1, dtype=np.int32)
-        extra = np.empty((len(boards), 4), dtype=np.float32)  # bar and off units
-        extra[:, 0] = boards[:, 25] / 2
-        extra[:, 1] = boards[:, 0] / -2
-        extra[:, 2] = (checkers - mover_on) / checkers
-        extra[:, 3] = (checkers - opponent_on) / checkers
+        n = len(boards)
+        index = torch.from_numpy((boards[:, 1:25].astype(np.int64) + _OFFSETS).reshape(-1))
+        h = nn.functional.embedding_bag(index, self._first_layer_table(), self._bag_starts(n),
+                                        mode="sum")  # (N, H): one bag of 24 rows a board
+        cells = np.ascontiguousarray(boards.T)  # (26, N): sums across boards run quicker
+        mover_on = np.maximum(cells, 0).sum(axis=0, dtype=np.int16)
+        opponent_on = mover_on - cells.sum(axis=0, dtype=np.int16)
+        extra = np.empty((n, 4), dtype=np.float32)  # bar and off units
+        extra[:, 0] = cells[25] / 2
+        extra[:, 1] = cells[0] / -2
+        extra[:, 2] = (checkers - mover_on.astype(np.int32)) / checkers
+        extra[:, 3] = (checkers - opponent_on.astype(np.int32)) / checkers
         w = first.weight.detach()
-        h = h + torch.from_numpy(extra) @ w[:, 192:196].T + (first.bias.detach() + w[:, 196])
+        # in place, in the order h + extra @ W + (bias + W[:, 196]): the same floats
+        h += torch.from_numpy(extra) @ w[:, 192:196].T
+        h += first.bias.detach() + w[:, 196]
         if more is not None:
-            h = h + torch.from_numpy(more) @ w[:, 198:].T
+            h += torch.from_numpy(more) @ w[:, 198:].T
         x = self._act(h)
-        for layer in self.layers[1:]:
-            x = self._act(layer(x))
+        for i in range(1, len(self.layers)):  # (a slice of a ModuleList builds a new one)
+            x = self._act(self.layers[i](x))
         return self.out(x)
 
 

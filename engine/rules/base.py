@@ -132,12 +132,19 @@ class Rules:
         checker on the bar or in the winner's home board, a backgammon (three points)."
         """
         b = np.asarray(afterstates)
-        mover = np.where(b > 0, b, 0).sum(axis=-1, dtype=np.int32)
-        opponent = np.where(b < 0, -b, 0).sum(axis=-1, dtype=np.int32)
+        out = np.zeros(b.shape[:-1], dtype=np.int8)
+        # over where the mover has no checker left (one reduction over the batch); the
+        # points are worked out on those few rows only
+        over = np.flatnonzero(~(b > 0).any(axis=-1).reshape(-1))
+        if len(over) == 0:
+            return out
+        ended = b.reshape(-1, b.shape[-1])[over]  # (E, 26)
+        opponent = np.where(ended < 0, -ended, 0).sum(axis=-1, dtype=np.int32)
         gammon = opponent == self.checkers
-        back = (b[..., 0] < 0) | (b[..., 1:7] < 0).any(axis=-1)
+        back = (ended[:, 0] < 0) | (ended[:, 1:7] < 0).any(axis=-1)
         points = np.where(gammon, np.where(back, BACKGAMMON, GAMMON), SINGLE)
-        return np.where(mover == 0, points, 0).astype(np.int8)
+        out.reshape(-1)[over] = points
+        return out
 
     def __repr__(self) -> str:
         return f"<rules {self.name}>"
