@@ -1,6 +1,8 @@
 """Shared fixtures: the GNU Backgammon move-generation corpus."""
 
+import fcntl
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -30,3 +32,40 @@ def bearoff_database():
     before any test, so that no test or subprocess builds it on the way."""
     from engine import bearoff
     return bearoff.database()
+
+
+@pytest.fixture(autouse=True)
+def _exclusive(request, tmp_path_factory):
+    """A test marked ``exclusive`` (it holds a server to a latency or a rate on the wall
+    clock) runs while no other test of the run does: under pytest-xdist it holds the run's
+    lock file exclusively and every other test holds it shared, so the other worker waits
+    rather than taking half of the 2 cores from it. The turnstile keeps a waiting exclusive
+    test from being overtaken by the next shared ones. Without workers there is nothing to
+    wait for."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    folder = tmp_path_factory.getbasetemp().parent  # the run's, above each worker's own
+    how = fcntl.LOCK_EX if request.node.get_closest_marker("exclusive") else fcntl.LOCK_SH
+    with open(folder / "exclusive.turnstile", "a") as turnstile, \
+            open(folder / "exclusive.lock", "a") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, how)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The totals that tests record (``record_property("total", line)``: the inputs of
+    test_fuzz, the faults of test_write_faults), printed at the end of the run: a worker of
+    pytest-xdist's own prints never reach the terminal, the properties of its reports do."""
+    for outcome in ("passed", "failed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            for name, value in getattr(report, "user_properties", ()):
+                if name == "total":
+                    terminalreporter.write_line(value)

@@ -38,6 +38,9 @@ RACE = "eO85AAD4vg8AAA"
 ROOT = Path(__file__).resolve().parent.parent
 MEGA = "x" * 1_000_000
 COUNT = {"inputs": 0}
+# the whole file on one worker of pytest-xdist (--dist loadgroup), in its order: COUNT
+# is the total of this process, which the last test reports
+pytestmark = pytest.mark.xdist_group("test_fuzz")
 
 # bad values of every kind, tried in every slot
 BAD = [
@@ -520,8 +523,8 @@ def test_http_raw_bytes_never_answer_500(http_port, capfd):
     assert "Traceback" not in capfd.readouterr().err
 
 
-def test_zz_report_the_number_of_inputs(capsys):
-    """The total of inputs tried by this file (when run whole)."""
-    with capsys.disabled():
-        print(f"\ntest_fuzz: {COUNT['inputs']:,} generated inputs tried")
+def test_zz_report_the_number_of_inputs(record_property):
+    """The total of inputs tried by this file (when run whole), printed at the end of the
+    run (conftest.py)."""
+    record_property("total", f"test_fuzz: {COUNT['inputs']:,} generated inputs tried")
     assert COUNT["inputs"] >= 1000 or COUNT["inputs"] < 100  # whole file, or a -k selection

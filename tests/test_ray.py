@@ -23,6 +23,9 @@ SMALL = ('[model]\nhidden = [16]\n[train]\ngames = 200\nparallel_games = 32\n'
          '[run]\ncheckpoint_every_games = 100\n')
 
 ray = pytest.importorskip("ray")
+# the whole file on one worker of pytest-xdist (--dist loadgroup): one local Ray instance
+# (local_ray) in the run, not one per worker on the same 2 cores
+pytestmark = pytest.mark.xdist_group("test_ray")
 
 
 @pytest.fixture(scope="module")

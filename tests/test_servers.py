@@ -139,6 +139,7 @@ def _stalled_clients(port: int) -> list[socket.socket]:
 # serve-external
 
 
+@pytest.mark.exclusive  # a wall-clock bound (conftest.py)
 def test_external_serves_100_clients_while_an_idle_and_a_half_line_client_wait(player):
     with external_server(player.answer, timeout=30) as port:
         stalled = _stalled_clients(port)
@@ -192,6 +193,7 @@ class _Chunks:
         return next(self.chunks, b"")
 
 
+@pytest.mark.exclusive  # a wall-clock bound (conftest.py)
 def test_line_reading_is_linear_and_bounded():
     """16 MB without a newline: reported once, never buffered past the cap and a chunk,
     and read in time proportional to its length (the old reader copied and rescanned the
@@ -356,6 +358,7 @@ def api():
 
 
 @needs_web
+@pytest.mark.exclusive  # a wall-clock bound (conftest.py)
 def test_http_serves_100_requests_while_an_idle_and_a_half_line_client_wait(api):
     with http_server(api, timeout=30) as (server, port):
         stalled = _stalled_clients(port)
@@ -402,6 +405,7 @@ print(json.dumps(out))
 
 
 @needs_web
+@pytest.mark.exclusive  # a wall-clock bound (conftest.py)
 def test_http_200_concurrent_requests_p99_under_a_second(api):
     with http_server(api) as (server, port):
         load = subprocess.run([sys.executable, "-c", LOAD, str(port), "200", START],
@@ -559,6 +563,7 @@ def test_http_client_library_sees_json_errors_and_keeps_the_connection(api):
 
 
 @needs_web
+@pytest.mark.exclusive  # a wall-clock bound (conftest.py)
 def test_http_keeps_connections_alive_without_delays(api):
     """20 requests on one kept-alive connection: no 40 ms delayed-ACK wait between an
     answer's headers and its body (the server's sockets are TCP_NODELAY)."""

@@ -21,6 +21,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -32,7 +33,8 @@ import numpy as np
 import pytest
 
 from engine import files
-from engine.files import WriteError, append_line, write_atomic
+from engine.files import WriteError, append_line, shown, write_atomic
+from gammon.errors import one_line, quote
 from inprocess import gammon
 from tiny_run import tiny_config
 
@@ -42,6 +44,9 @@ ATOMIC = ("create", "write", "fsync", "replace")  # the steps of write_atomic
 STEPS = {"create": "_create", "write": "_write", "fsync": "_fsync", "replace": "_replace",
          "open": "_open_append"}
 CASES = {"faults": 0}
+# the whole file on one worker of pytest-xdist (--dist loadgroup), in its order: CASES
+# is the total of this process, which the last test reports (and base_run is made once)
+pytestmark = pytest.mark.xdist_group("test_write_faults")
 PREVIOUS = b"the previous file, which must survive\n"
 
 def inject(monkeypatch, name: str, step: str, code: int, append: bool = False) -> list:
@@ -83,13 +88,33 @@ def no_temporaries(folder: Path) -> None:
 
 
 def the_error(stderr: str, command: str, path: Path, code: int) -> str:
-    """The one error line of ``stderr``, checked: no traceback, the path and the reason."""
+    """The one error line of ``stderr``, checked: no traceback, the path (as messages show
+    it, ``engine.files.shown``) and the reason."""
     assert "Traceback" not in stderr, stderr
     errors = [line for line in stderr.splitlines() if line.startswith(f"gammon {command}: ")]
     assert len(errors) == 1, stderr
     line = errors[0]
-    assert line.startswith(f"gammon {command}: error: cannot write {path}: "
+    assert line.startswith(f"gammon {command}: error: cannot write {shown(path)}: "
                            f"{os.strerror(code)}"), line
+    return line
+
+
+def the_stop(stderr: str, path: Path, code: int, checkpoint: Path | None, games: int | None,
+             tip: bool = True) -> str:
+    """The one error line of a training run stopped by ``path`` it could not write, checked
+    whole: what and why, the games it stopped at, the checkpoint left to resume from (with
+    its ``games``) and the --keep-going-unsaved tip, as the command line clips a message
+    (``gammon.errors.one_line``): the whole of it when it is short, its start and its full
+    length when the paths make it long (as a deep temporary folder can)."""
+    line = the_error(stderr, "train", path, code)
+    stopped = re.search(r"; the run stopped at ([0-9,]+) games, ", line)
+    assert stopped, line  # the first path is clipped (shown): this part always fits
+    kept = ("no checkpoint was written" if checkpoint is None else
+            f"{checkpoint} ({games:,} games) is intact: --resume {checkpoint} continues from it")
+    message = (f"cannot write {shown(path)}: {os.strerror(code)}; the run stopped at "
+               f"{stopped[1]} games, {kept}"
+               + ("; --keep-going-unsaved trains on without saving" if tip else ""))
+    assert line == f"gammon train: error: {one_line(message)}", (line, message)
     return line
 
 
@@ -122,12 +147,16 @@ def base_run(tmp_path_factory) -> Path:
     return folder / "run"
 
 
+def _games(checkpoint: Path) -> int:
+    """The games a checkpoint holds."""
+    return json.loads(__import__("torch").load(checkpoint, weights_only=True)["counters"])[
+        "games"]
+
+
 def _copy(base_run: Path, tmp_path: Path) -> tuple[Path, dict, int]:
     run = tmp_path / "run"
     shutil.copytree(base_run, run)
-    games = json.loads(__import__("torch").load(run / "checkpoint.pt",
-                                                weights_only=True)["counters"])["games"]
-    return run, contents(run), games
+    return run, contents(run), _games(run / "checkpoint.pt")
 
 
 def _resume(run: Path, *extra):
@@ -143,17 +172,18 @@ def test_train_stops_when_its_checkpoint_or_model_cannot_be_written(
     hits = inject(monkeypatch, name, step, code)
     result = _resume(run)
     assert result.returncode == 2 and hits == [step], result.stderr
-    line = the_error(result.stderr, "train", run / name, code)
-    assert result.stderr.rstrip().endswith(line)  # the last word, and nothing trained after
-    assert "the run stopped at" in line and "--keep-going-unsaved" in line
     after = contents(run)
     assert after[name] == before[name]
     if name == "checkpoint.pt":  # the one to resume from: the previous one
-        assert f"{run / 'checkpoint.pt'} ({games:,} games) is intact" in line
+        line = the_stop(result.stderr, run / name, code, run / "checkpoint.pt", games)
         assert after["model.pt"] == before["model.pt"]
     else:  # the checkpoint was written just before
         assert after["checkpoint.pt"] != before["checkpoint.pt"]
+        written = _games(run / "checkpoint.pt")
+        assert written > games
+        line = the_stop(result.stderr, run / name, code, run / "checkpoint.pt", written)
         assert f"{run / 'checkpoint.pt'} ({games:,} games)" not in line
+    assert result.stderr.rstrip().endswith(line)  # the last word, and nothing trained after
     no_temporaries(run)
     assert not (run / ".lock").exists()  # released
 
@@ -165,8 +195,7 @@ def test_train_stops_when_its_evaluation_cannot_be_appended(base_run, tmp_path, 
     hits = inject(monkeypatch, "evaluations.jsonl", step, code, append=True)
     result = _resume(run)
     assert result.returncode == 2 and hits == [step], result.stderr
-    line = the_error(result.stderr, "train", run / "evaluations.jsonl", code)
-    assert f"{run / 'checkpoint.pt'} ({games:,} games) is intact" in line
+    the_stop(result.stderr, run / "evaluations.jsonl", code, run / "checkpoint.pt", games)
     after = contents(run)
     for name in ("evaluations.jsonl", "checkpoint.pt", "model.pt"):
         assert after[name] == before[name], name  # no half line, nothing saved after
@@ -182,9 +211,10 @@ def test_keep_going_unsaved_warns_and_trains_on(base_run, tmp_path, monkeypatch)
                     "--no-progress", "--keep-going-unsaved")
     assert result.returncode == 2 and len(hits) >= 2, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
-    assert warnings and all(f"cannot write {run / 'checkpoint.pt'}: No space left on device; "
-                            "training on unsaved" in w for w in warnings), result.stderr
-    line = the_error(result.stderr, "train", run / "checkpoint.pt", errno.ENOSPC)
+    assert warnings and all(f"cannot write {shown(run / 'checkpoint.pt')}: No space left on "
+                            "device; training on unsaved" in w for w in warnings), result.stderr
+    line = the_stop(result.stderr, run / "checkpoint.pt", errno.ENOSPC, run / "checkpoint.pt",
+                    games, tip=False)  # the one it resumed from
     assert "--keep-going-unsaved trains" not in line  # it was given
     assert contents(run)["checkpoint.pt"] == before["checkpoint.pt"]
     no_temporaries(run)
@@ -239,7 +269,7 @@ def test_tensorboard_logs_that_cannot_be_written_are_one_warning(base_run, tmp_p
     result = _resume(run)
     assert result.returncode == 0 and len(calls) == 1, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
-    assert warnings == [f"warning: cannot write {run / 'tensorboard'}: No space left on "
+    assert warnings == [f"warning: cannot write {shown(run / 'tensorboard')}: No space left on "
                         "device; no more TensorBoard logs (training goes on)"]
     assert threading.excepthook is hook  # put back
 
@@ -338,7 +368,7 @@ def test_play_save(tmp_path, monkeypatch, step, code):
     result = gammon("play", "--bot", "random", "--seed", 1, stdin=f"save {out}\nquit\n")
     assert result.returncode == 0 and hits == [step], result.stdout[-2000:]
     said = [line for line in result.stdout.splitlines() if "Cannot save" in line]
-    assert len(said) == 1 and said[0].endswith(f"Cannot save to {str(out)!r}: "
+    assert len(said) == 1 and said[0].endswith(f"Cannot save to {quote(str(out))}: "
                                                f"{os.strerror(code)}"), said
     assert "Traceback" not in result.stdout + result.stderr
     assert out.read_bytes() == PREVIOUS
@@ -377,7 +407,7 @@ def test_met_file(tmp_path, monkeypatch, step, code):
     with pytest.raises(WriteError) as caught:
         save_met(met_from_gammon_rate(3), out)
     assert hits == [step]
-    assert str(caught.value) == f"cannot write {out}: {os.strerror(code)}"
+    assert str(caught.value) == f"cannot write {shown(out)}: {os.strerror(code)}"
     assert caught.value.errno == code and isinstance(caught.value, OSError)
     assert out.read_bytes() == PREVIOUS
     no_temporaries(tmp_path)
@@ -392,7 +422,8 @@ def test_bearoff_cache(tmp_path, monkeypatch, step, code, capsys):
     out.write_bytes(PREVIOUS)
     hits = inject(monkeypatch, out.name, step, code)
     small = np.zeros((2, 3), dtype=np.float32)
-    with pytest.raises(WriteError, match=f"^cannot write {out}: {os.strerror(code)}$"):
+    said = f"cannot write {shown(out)}: {os.strerror(code)}"
+    with pytest.raises(WriteError, match=f"^{re.escape(said)}$"):
         bearoff.write(out, small, small)
     assert hits == [step]
     assert out.read_bytes() == PREVIOUS
@@ -408,7 +439,8 @@ def test_gnubg_judges_data_files(tmp_path, monkeypatch, step, code, judge):
     out = tmp_path / f"{judge}.jsonl"
     out.write_bytes(PREVIOUS)
     hits = inject(monkeypatch, out.name, step, code)
-    with pytest.raises(WriteError, match=f"^cannot write {out}: {os.strerror(code)}$"):
+    said = f"cannot write {shown(out)}: {os.strerror(code)}"
+    with pytest.raises(WriteError, match=f"^{re.escape(said)}$"):
         if judge == "cube_check":
             cube_check.save(cube_check.load(), out)
         else:
@@ -462,8 +494,8 @@ def test_write_atomic_kinds_of_data_and_places(tmp_path):
     no_temporaries(tmp_path)
 
 
-def test_zz_report_the_number_of_write_faults(capsys):
-    """The total of faults tried by this file (when run whole)."""
-    with capsys.disabled():
-        print(f"\ntest_write_faults: {CASES['faults']} write faults tried")
+def test_zz_report_the_number_of_write_faults(record_property):
+    """The total of faults tried by this file (when run whole), printed at the end of the
+    run (conftest.py)."""
+    record_property("total", f"test_write_faults: {CASES['faults']} write faults tried")
     assert CASES["faults"] >= 100 or CASES["faults"] < 90  # whole file, or a -k selection
