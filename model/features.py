@@ -35,7 +35,6 @@ WINDOW = 11  # the blockade in front of a checker: the other side's points this 
 HOME_TRAVEL = 18  # a checker's travel from its bar to its own 7-point: its home board lies beyond
 _KEY_BITS = 15  # escaping needs at most 15 pips: the first multiple of a double past pip 11
 _KEY = np.uint32((1 << _KEY_BITS) - 1)
-MERGED_SHOTS = 1024  # up to this many boards with one blot exposed go with those with two
 
 
 def _escape_table() -> np.ndarray:
@@ -209,16 +208,7 @@ class Side:
         exposed = highest_bit(masks.blot) > behind
         # two blots in front of an opponent checker (with one, no roll hits two)
         pairs = popcount(masks.blot & ~((np.uint32(2) << behind) - np.uint32(1))) >= 2
-        single = exposed & ~pairs
-        if np.count_nonzero(single) <= MERGED_SHOTS:
-            # few boards with one blot to hit: counted with the others, their two-hit
-            # rolls (none) set to 0 after: one pass of the shot counter instead of two
-            rows = np.flatnonzero(exposed)
-            if len(rows):
-                out[:, rows] = shot_rolls(ShotMasks(*(m[rows] for m in masks)), two=True)
-                out[2, np.flatnonzero(single)] = 0
-            return out
-        for rows, two in ((single, False), (exposed & pairs, True)):
+        for rows, two in ((exposed & ~pairs, False), (exposed & pairs, True)):
             rows = np.flatnonzero(rows)
             if len(rows):
                 found = shot_rolls(ShotMasks(*(m[rows] for m in masks)), two=two)

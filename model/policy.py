@@ -84,7 +84,7 @@ class NetEvaluator:
         (``model.rows.row_slices``: one, outside ``batch_independent``)."""
         if encoding in CLASSIC_PLUS and self.device.type == "cpu":
             more = CLASSIC_PLUS[encoding]
-            extra = None if more is None else _in_pieces(more, boards, self.checkers)
+            extra = None if more is None else more(boards, self.checkers)  # (N, F - 198)
 
             def logits(rows: slice) -> torch.Tensor:
                 return net.forward_boards(boards[rows], self.checkers,
@@ -113,24 +113,6 @@ class NetEvaluator:
         """Cubeless equity (N,) of positions before the roll, for the player on roll, with
         the bomb's owner relative to him (Nuclear)."""
         return equity(self(fold_bomb(boards, bomb)))
-
-
-FEATURE_PIECE = 8192  # boards per call of an encoding's more inputs (features)
-
-
-def _in_pieces(more, boards: np.ndarray, checkers: int) -> np.ndarray:
-    """``more(boards, checkers)`` (N, F - 198) float32, worked out ``FEATURE_PIECE`` boards
-    at a time: each board's inputs are its own (``model.features``), so the pieces give the
-    same floats, and their temporaries stay in the cache (a piece of 8,192 boards took about
-    0.8 the time a board of one of 70,000 did)."""
-    if len(boards) <= FEATURE_PIECE:
-        return more(boards, checkers)
-    first = more(boards[:FEATURE_PIECE], checkers)
-    out = np.empty((len(boards), first.shape[1]), dtype=first.dtype)
-    out[:FEATURE_PIECE] = first
-    for start in range(FEATURE_PIECE, len(boards), FEATURE_PIECE):
-        out[start:start + FEATURE_PIECE] = more(boards[start:start + FEATURE_PIECE], checkers)
-    return out
 
 
 class NetPolicy(ScoreAware, BombInput, Bot):
