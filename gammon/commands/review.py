@@ -167,7 +167,6 @@ def review_bot(bot_name: str, variant: str):
 
 def _roll_out(args, report: dict, prepared, bot) -> None:
     """Every marked decision of ``report`` rolled out (``eval.review.rollout``)."""
-    import argparse as _argparse
     from engine.rules import variant as get_variant
     from eval.analysis.rollouts import RolloutError
     from eval.review.rollout import count_marked, roll_out_marked
@@ -177,7 +176,7 @@ def _roll_out(args, report: dict, prepared, bot) -> None:
     if args.met is not None and source.match.length:
         raise UsageError("--rollout plays a match's trials on engine.met's table: leave out "
                          "--met (or review without --rollout)")
-    options = _argparse.Namespace(**{**vars(args), "variant": rules.name,
+    options = argparse.Namespace(**{**vars(args), "variant": rules.name,
                                      "no_beavers": False})
     seed = rollout_seed(args)
     settings = rollout_settings(options, seed, cubeful=True)
