@@ -26,6 +26,7 @@ import torch
 
 _aten = torch.ops.aten
 _ALIGN = 16  # float32 elements in 64 bytes
+_ALIGN_BYTES = 4 * _ALIGN
 
 
 class _Flat:
@@ -144,6 +145,11 @@ class FlatStep:
     def _backward(self, flat: _Flat, x: torch.Tensor, y: torch.Tensor,
                   scale: torch.Tensor) -> torch.Tensor:
         """Forward, then gradients into ``flat.g``; returns the log_softmax (k, 6)."""
+        if x.data_ptr() % _ALIGN_BYTES:
+            # a minibatch's share is a view into the epoch's inputs; the matrix kernels
+            # round a few rows (2 or 3) differently when they do not start on a 64-byte
+            # boundary, so an unaligned share is copied, as autograd's gathered one is
+            x = x.clone()
         acts = [x]  # each layer's input
         for (_, bias, _, _), weight_t in zip(flat.layers[:-1], flat.transposed):
             pre = torch.addmm(bias, acts[-1], weight_t)
