@@ -86,17 +86,17 @@ class NetEvaluator:
             more = CLASSIC_PLUS[encoding]
             extra = None if more is None else more(boards, self.checkers)  # (N, F - 198)
 
-            def logits(rows: slice) -> torch.Tensor:
-                return net.forward_boards(boards[rows], self.checkers,
-                                          None if extra is None else extra[rows])
+            def probabilities(rows: slice) -> np.ndarray:
+                return net.probabilities_boards(boards[rows], self.checkers,
+                                                None if extra is None else extra[rows])
         else:
             x = torch.from_numpy(encoder(encoding)(boards, self.checkers)).to(self.device)
 
-            def logits(rows: slice) -> torch.Tensor:
-                return net(x[rows])
+            def probabilities(rows: slice) -> np.ndarray:
+                return torch.softmax(net(x[rows]), dim=-1).float().cpu().numpy()
         out = np.empty((len(boards), 6), dtype=np.float32)
         for rows in row_slices(len(boards)):
-            out[rows] = torch.softmax(logits(rows), dim=-1).float().cpu().numpy()
+            out[rows] = probabilities(rows)
         return out
 
     def invalidate(self) -> None:

@@ -57,6 +57,36 @@ def test_fast_first_layer_equals_the_plain_forward():
     np.testing.assert_allclose(net.forward_boards(boards).numpy(), plain.numpy(), atol=1e-5)
 
 
+@pytest.mark.parametrize("encoding,hidden,activation", [("classic", (40, 20), "sigmoid"),
+                                                       ("advanced", (32,), "relu"),
+                                                       ("advanced", (24, 8), "tanh")])
+def test_fused_probabilities_equal_the_softmax_of_the_plain_forward(encoding, hidden,
+                                                                     activation):
+    """``probabilities_boards`` (biases in the table, one product for the bar, off and more
+    units, the output layer outcome-major) gives the plain forward's softmax within float
+    rounding, and forgets its weights on ``invalidate``."""
+    from model.encoding import CLASSIC_PLUS
+    torch.manual_seed(1)
+    net = ValueNet(width(encoding), hidden, activation)
+    boards = np.concatenate([from_random_play(np.random.default_rng(2), 4)[0],
+                             synthetic(np.random.default_rng(3), 300)])
+    more = CLASSIC_PLUS[encoding]
+    extra = None if more is None else more(boards, 15)
+    with torch.no_grad():
+        plain = torch.softmax(net(torch.from_numpy(encoder(encoding)(boards))), -1).numpy()
+    got = net.probabilities_boards(boards, 15, extra)
+    assert got.shape == (len(boards), 6) and got.dtype == np.float32
+    np.testing.assert_allclose(got, plain, atol=2e-6)
+    np.testing.assert_allclose(got.sum(axis=1), 1, atol=1e-6)
+    with torch.no_grad():  # a weight update, then invalidate: the new weights are used
+        net.layers[0].bias += 0.5
+        net.out.weight *= 2
+    net.invalidate()
+    with torch.no_grad():
+        plain = torch.softmax(net(torch.from_numpy(encoder(encoding)(boards))), -1).numpy()
+    np.testing.assert_allclose(net.probabilities_boards(boards, 15, extra), plain, atol=2e-6)
+
+
 def test_five_outputs_are_consistent_and_flip_swaps_sides():
     p = torch.softmax(torch.randn(100, 6), -1).numpy()
     five = five_outputs(p)

@@ -56,7 +56,10 @@ def test_a_tiny_job_resumes_and_grows(tmp_path, net, capsys):
     assert data.meta["settings"] == SETTINGS.fixed()
     assert data.meta["net_sha256"] == rd.file_checksum(shipped())
     assert np.allclose(data.targets.sum(axis=1), 1, atol=1e-4)  # six outcomes, sum 1
-    assert (data.trials == 8).all() and (data.equity_se > 0).all()
+    # a standard error for every position, 0 only where every trial came out alike (a
+    # decided race such as twEAAF/+FAAAAA, which the draw may reach)
+    assert (data.trials == 8).all() and (data.equity_se >= 0).all()
+    assert (data.equity_se > 0).sum() >= 4
     assert np.array_equal(data.phase, phase_of(data.boards))
     assert np.array_equal(data.split, rd.validation_split(data.boards, 0.1))
     first = columns(path)
