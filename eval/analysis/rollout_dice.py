@@ -73,14 +73,17 @@ class TrialDice:
 
     def _random(self, keys, trials, plies) -> np.ndarray:
         blocks, chunks = trials // BLOCK, plies // PLY_CHUNK
-        triples, inverse = np.unique(np.stack([keys, blocks, chunks], axis=1), axis=0,
-                                     return_inverse=True)
-        inverse = inverse.reshape(-1)
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.searchsorted(inverse[order], np.arange(len(triples) + 1))
+        # the trials grouped by (key, block, chunk): one sort of the three columns
+        order = np.lexsort((chunks, blocks, keys))
+        k, b, c = keys[order], blocks[order], chunks[order]
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = (k[1:] != k[:-1]) | (b[1:] != b[:-1]) | (c[1:] != c[:-1])
+        starts = np.flatnonzero(new)
+        bounds = np.append(starts, len(order))
         out = np.empty((len(keys), 2), dtype=np.int8)
         used = set()
-        for u, (key, block, chunk) in enumerate(triples.tolist()):
+        for u, (key, block, chunk) in enumerate(zip(k[starts].tolist(), b[starts].tolist(),
+                                                    c[starts].tolist())):
             table = self._table(key, block, chunk)
             used.add((key, block, chunk))
             rows = order[bounds[u]:bounds[u + 1]]
