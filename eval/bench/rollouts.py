@@ -2,7 +2,8 @@
 git revision's, side by side on one machine.
 
     python -m eval.bench.rollouts [--baseline REV] [--rounds 3] [--trials 1296] [--vr]
-                                  [--positions 3] [--parts rollout,features,evaluator] [--json]
+                                  [--positions 3] [--batch 64] [--batch-trials 144]
+                                  [--parts rollout,batch,features,evaluator] [--json]
 
 Each tree (today's working tree, and with ``--baseline REV`` that revision's, extracted by
 ``git archive``) runs in a worker process of its own that stays up for the whole run (its
@@ -14,6 +15,9 @@ alike. Each turn times
   uses (one per phase: contact, crashed, race), rolled out one call per position with
   ``--trials`` (plain, or with ``--vr``), the shipped net at 0-ply: seconds per position
   and in all;
+- ``batch``: ``--batch`` positions of self-play (``eval.reports.rollout_check``'s, as its
+  ``batch`` part draws them) rolled out in one call with ``--batch-trials`` each, on one
+  dice stream: seconds in all;
 - ``features``: ``model.features.feature_rows`` of ``--boards`` boards of self-play
   (afterstates of every phase, each seen from both sides), ns a board;
 - ``evaluator``: the shipped net's evaluator (``NetEvaluator``, inside
@@ -40,7 +44,7 @@ from pathlib import Path
 from eval.bench.revision import BaselineError, extract_revision, resolve_revision
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-PARTS = ("rollout", "features", "evaluator")
+PARTS = ("rollout", "batch", "features", "evaluator")
 
 # The worker: plain code both trees can run (only what every revision with rollouts has).
 # It reads one JSON job a line and answers one JSON line: {"seconds": ..., "digest": ...}.
@@ -94,6 +98,17 @@ for line in sys.stdin:
             parts += [res.outcomes, res.plies]
         out = {"seconds": sum(seconds), "each": seconds,
                "phases": [r["phase"] for r in rows], "digest": digest(*parts)}
+    elif job["part"] == "batch":
+        if "batch" not in cache:
+            from eval.reports.rollout_check import play_positions
+            cache["batch"] = play_positions(bot, 2 * job["batch"], job["seed"])[:job["batch"]]
+        boards = cache["batch"]
+        start = time.perf_counter()
+        res = rollout(bot, boards, Settings(trials=job["batch_trials"], seed=job["seed"],
+                                            vr=job["vr"]),
+                      keys=np.zeros(len(boards), dtype=np.int64))
+        out = {"seconds": time.perf_counter() - start,
+               "digest": digest(*[r.outcomes for r in res], *[r.plies for r in res])}
     else:
         b = boards_of(job)
         if job["part"] == "features":
@@ -166,7 +181,9 @@ def summary(results: dict) -> dict:
             row[label] = {"median_seconds": statistics.median(a["seconds"] for a in answers),
                           "seconds": [round(a["seconds"], 4) for a in answers],
                           "digest": answers[0]["digest"]}
-            if part == "rollout":
+            if part == "batch":
+                pass
+            elif part == "rollout":
                 row[label]["median_each"] = [statistics.median(e) for e in
                                              zip(*(a["each"] for a in answers))]
                 row["phases"] = answers[0]["phases"]
@@ -190,6 +207,10 @@ def main(argv=None) -> int:
     p.add_argument("--vr", action="store_true", help="rollouts with variance reduction")
     p.add_argument("--positions", type=int, default=3,
                    help="rollout positions, one per phase in turn (default 3)")
+    p.add_argument("--batch", type=int, default=64,
+                   help="batch: positions rolled out at once (default 64)")
+    p.add_argument("--batch-trials", type=int, default=144,
+                   help="batch: trials of each (default 144)")
     p.add_argument("--boards", type=int, default=50_000,
                    help="boards for the features and the evaluator (default 50000)")
     p.add_argument("--parts", default=",".join(PARTS),
@@ -203,12 +224,14 @@ def main(argv=None) -> int:
         print(f"eval.bench.rollouts: error: --parts are among {', '.join(PARTS)}, got "
               f"{args.parts!r}", file=sys.stderr)
         return 2
-    if args.rounds < 1 or args.trials < 1 or args.positions < 1 or args.boards < 1:
-        print("eval.bench.rollouts: error: --rounds, --trials, --positions and --boards are "
-              "whole numbers >= 1", file=sys.stderr)
+    if min(args.rounds, args.trials, args.positions, args.boards, args.batch,
+           args.batch_trials) < 1:
+        print("eval.bench.rollouts: error: --rounds, --trials, --positions, --batch, "
+              "--batch-trials and --boards are whole numbers >= 1", file=sys.stderr)
         return 2
     jobs = [{"part": x, "trials": args.trials, "vr": args.vr, "positions": args.positions,
-             "boards": args.boards, "seed": args.seed} for x in parts]
+             "boards": args.boards, "batch": args.batch, "batch_trials": args.batch_trials,
+             "seed": args.seed} for x in parts]
 
     def log(text):
         print(text, file=sys.stderr, flush=True)
@@ -240,7 +263,7 @@ def main(argv=None) -> int:
         for label in ("current", "baseline"):
             if label in row:
                 r = row[label]
-                line += (f"  {label} {r['median_seconds']:.3f} s" if part == "rollout"
+                line += (f"  {label} {r['median_seconds']:.3f} s" if part in ("rollout", "batch")
                          else f"  {label} {r['median_ns_per_board']:.0f} ns/board")
         if "baseline_over_current" in row:
             line += (f"  baseline/current {row['baseline_over_current']:.2f}  same numbers: "

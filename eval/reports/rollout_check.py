@@ -20,7 +20,8 @@ dice: how often the two agree within their intervals (|difference| <= 1.96 x the
 difference) and the ratio of their standard errors at equal trials.
 
 batch: the trials per second of 64 positions rolled out in one call against the same 64
-one call each (same numbers, by construction). actors: the same rollout in one process and
+one call each (same numbers, by construction), in ``--rounds`` rounds taken in turns; the
+speedup is the median of the rounds' ratios. actors: the same rollout in one process and
 on two Ray workers: equal numbers, and the ratio of the times.
 """
 
@@ -236,21 +237,41 @@ class _Main:
 
 # --- speed ----------------------------------------------------------------------------------
 
-def batch_check(bot, positions: int, trials: int, vr: bool, seed: int) -> dict:
-    """Trials per second: all positions in one call against one call per position."""
+def batch_check(bot, positions: int, trials: int, vr: bool, seed: int, rounds: int = 3
+                ) -> dict:
+    """Trials per second: all positions in one call against one call per position, in
+    ``rounds`` rounds of both, in turns (ABBA), so that a noisy machine slows both alike:
+    the median of the rounds' ratios, and each round's figures."""
+    import statistics
     boards = play_positions(bot, 2 * positions, seed)[:positions]
     settings = Settings(trials=trials, seed=seed, vr=vr)
-    start = time.perf_counter()
-    together = rollout(bot, boards, settings, keys=np.zeros(len(boards), dtype=np.int64))
-    t_all = time.perf_counter() - start
-    start = time.perf_counter()
-    alone = [rollout(bot, b[None], settings, keys=[0])[0] for b in boards]
-    t_one = time.perf_counter() - start
-    same = all(np.array_equal(a.outcomes, b.outcomes) for a, b in zip(together, alone))
     n = positions * trials
-    return {"positions": positions, "trials": trials, "vr": vr, "same_numbers": same,
-            "trials_per_s_together": n / t_all, "trials_per_s_one_by_one": n / t_one,
-            "speedup": t_one / t_all, "seconds_together": t_all, "seconds_one_by_one": t_one}
+
+    def together():
+        return rollout(bot, boards, settings, keys=np.zeros(len(boards), dtype=np.int64))
+
+    def alone():
+        return [rollout(bot, b[None], settings, keys=[0])[0] for b in boards]
+    seconds: dict[str, list[float]] = {"together": [], "one_by_one": []}
+    first: dict[str, list] = {}  # the first round's results, compared
+    for r in range(rounds):
+        order = (("together", together), ("one_by_one", alone))
+        for name, run in (order if r % 2 == 0 else order[::-1]):
+            start = time.perf_counter()
+            results = run()
+            seconds[name].append(time.perf_counter() - start)
+            first.setdefault(name, results)
+    same = all(np.array_equal(a.outcomes, b.outcomes)
+               for a, b in zip(first["together"], first["one_by_one"]))
+    ratios = [b / a for a, b in zip(seconds["together"], seconds["one_by_one"])]
+    t_all = statistics.median(seconds["together"])
+    t_one = statistics.median(seconds["one_by_one"])
+    return {"positions": positions, "trials": trials, "vr": vr, "rounds": rounds,
+            "same_numbers": same, "trials_per_s_together": n / t_all,
+            "trials_per_s_one_by_one": n / t_one, "speedup": statistics.median(ratios),
+            "speedup_each_round": [round(x, 3) for x in ratios],
+            "seconds_together": [round(x, 3) for x in seconds["together"]],
+            "seconds_one_by_one": [round(x, 3) for x in seconds["one_by_one"]]}
 
 
 def actors_check(bot_name: str, positions: int, trials: int, vr: bool, seed: int) -> dict:
@@ -299,6 +320,8 @@ def main(argv=None) -> int:
     parser.add_argument("--race", type=int, default=30, help="vr: race positions")
     parser.add_argument("--positions", type=int, default=64, help="batch, actors: positions")
     parser.add_argument("--vr", action="store_true", help="batch, actors: with VR")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="batch: rounds of both ways, in turns (default 3)")
     parser.add_argument("--cubeful", action="store_true",
                         help="vr: compare the cubeful money equity")
     args = parser.parse_args(argv)
@@ -331,7 +354,7 @@ def main(argv=None) -> int:
                   f"{r['se_ratio_of_means']:.1f}x |")
     elif args.part == "batch":
         print(json.dumps(batch_check(bot, args.positions, (args.trials or [144])[0], args.vr,
-                                     args.seed)))
+                                     args.seed, max(1, args.rounds))))
     else:
         print(json.dumps(actors_check(args.bot, args.positions, (args.trials or [1296])[0],
                                       args.vr, args.seed)))
