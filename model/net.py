@@ -98,7 +98,6 @@ class ValueNet(nn.Module):
             x = self._act(self.layers[i](x))
         return self.out(x)
 
-
     def _fused_weights(self) -> tuple:
         """probabilities_boards' weights: the table with the first layer's bias (and the
         constant unit 196) added to point 1's 31 rows, which every board's bag holds once;

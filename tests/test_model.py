@@ -200,3 +200,18 @@ def test_wrong_shapes_are_refused(tmp_path):
     ckpt.save(bad, {k: v for k, v in payload.items() if k not in ("format", "version")})
     with pytest.raises(ckpt.CheckpointError, match="do not fit"):
         ckpt.build_net(ckpt.load(bad), bad)
+
+
+def test_inside_batch_independent_a_boards_probabilities_do_not_depend_on_its_batch():
+    """Rollouts rely on it (``model.rows``): the shipped evaluator's fused pass gives each
+    board the same bits alone, among 100 others, and in a batch of 5,000 cut into pieces."""
+    from model.player import shipped
+    from model.rows import batch_independent
+    bot = load_net_bot(shipped())
+    boards = np.concatenate([from_random_play(np.random.default_rng(9), 40)[0],
+                             synthetic(np.random.default_rng(10), 5000)])[:5000]
+    with batch_independent():
+        big = bot.evaluator(boards)
+        for at in (0, 1, 63, 64, 2047, 2048, 4999):
+            assert np.array_equal(bot.evaluator(boards[at:at + 1])[0], big[at]), at
+        assert np.array_equal(bot.evaluator(boards[1900:2000]), big[1900:2000])

@@ -68,8 +68,8 @@ from engine.game import GameState, bomb_decisions, cube_decisions, end_turn, pla
 from engine.cube_policy import CubeBot, tell_score
 from engine.match import MatchContext, MatchScore
 from engine.movegen import legal_plays
-from engine.phase import is_race
 from engine.outcomes import FIVE, OUTCOME_POINTS, certain, equity, to_five
+from engine.phase import is_race
 from engine.policy import best_per_root
 from engine.rules import variant as get_variant
 from eval.bots.cube import probability_source
