@@ -68,6 +68,12 @@ class ValueNet(nn.Module):
             starts = self._starts = torch.arange(0, 24 * max(n, 4096), 24, dtype=torch.int64)
         return starts[:n]
 
+    def _bags(self, boards: np.ndarray, table: torch.Tensor) -> torch.Tensor:
+        """(N, H): the sum of each board's 24 (point, count) rows of ``table``."""
+        index = torch.from_numpy((boards[:, 1:25].astype(np.int64) + _OFFSETS).reshape(-1))
+        return nn.functional.embedding_bag(index, table, self._bag_starts(len(boards)),
+                                           mode="sum")
+
     @torch.no_grad()
     def forward_boards(self, boards: np.ndarray, checkers: int = 15,
                        more: np.ndarray | None = None) -> torch.Tensor:
@@ -75,18 +81,8 @@ class ValueNet(nn.Module):
         under an encoding of the classic units then more (``model.encoding.CLASSIC_PLUS``),
         ``more`` (N, F - 198) float32 holds the more."""
         first = self.layers[0]
-        n = len(boards)
-        index = torch.from_numpy((boards[:, 1:25].astype(np.int64) + _OFFSETS).reshape(-1))
-        h = nn.functional.embedding_bag(index, self._first_layer_table(), self._bag_starts(n),
-                                        mode="sum")  # (N, H): one bag of 24 rows a board
-        cells = np.ascontiguousarray(boards.T)  # (26, N): sums across boards run quicker
-        mover_on = np.maximum(cells, 0).sum(axis=0, dtype=np.int16)
-        opponent_on = mover_on - cells.sum(axis=0, dtype=np.int16)
-        extra = np.empty((n, 4), dtype=np.float32)  # bar and off units
-        extra[:, 0] = cells[25] / 2
-        extra[:, 1] = cells[0] / -2
-        extra[:, 2] = (checkers - mover_on.astype(np.int32)) / checkers
-        extra[:, 3] = (checkers - opponent_on.astype(np.int32)) / checkers
+        h = self._bags(boards, self._first_layer_table())
+        extra = _bar_and_off(boards, checkers, 4)  # (N, 4)
         w = first.weight.detach()
         # in place, in the order h + extra @ W + (bias + W[:, 196]): the same floats
         h += torch.from_numpy(extra) @ w[:, 192:196].T
@@ -121,17 +117,8 @@ class ValueNet(nn.Module):
         the table, the bar, off and more units go through one product, and the output
         layer and the softmax run outcome-major, (6, N)."""
         table, rest, w_out, b_out = self._fused_weights()
-        n = len(boards)
-        index = torch.from_numpy((boards[:, 1:25].astype(np.int64) + _OFFSETS).reshape(-1))
-        h = nn.functional.embedding_bag(index, table, self._bag_starts(n), mode="sum")  # (N, H)
-        cells = np.ascontiguousarray(boards.T)  # (26, N)
-        mover_on = np.maximum(cells, 0).sum(axis=0, dtype=np.int16)
-        opponent_on = mover_on - cells.sum(axis=0, dtype=np.int16)
-        units = np.empty((n, len(rest)), dtype=np.float32)  # bar, off, then the more
-        units[:, 0] = cells[25] / 2
-        units[:, 1] = cells[0] / -2
-        units[:, 2] = (checkers - mover_on.astype(np.int32)) / checkers
-        units[:, 3] = (checkers - opponent_on.astype(np.int32)) / checkers
+        h = self._bags(boards, table)
+        units = _bar_and_off(boards, checkers, len(rest))  # bar, off, then the more
         if more is not None:
             units[:, 4:] = more
         h.addmm_(torch.from_numpy(units), rest)
@@ -140,6 +127,20 @@ class ValueNet(nn.Module):
             x = self._act(self.layers[i](x))
         logits = torch.addmm(b_out, w_out, x.T)  # (6, N)
         return torch.softmax(logits, dim=0).numpy().T
+
+
+def _bar_and_off(boards: np.ndarray, checkers: int, width: int) -> np.ndarray:
+    """(N, width) float32, its first 4 columns the classic bar and borne-off units of
+    boards (N, 26) int8, the rest left for the caller to fill."""
+    cells = np.ascontiguousarray(boards.T)  # (26, N): sums across boards run quicker
+    mover_on = np.maximum(cells, 0).sum(axis=0, dtype=np.int16)
+    opponent_on = mover_on - cells.sum(axis=0, dtype=np.int16)
+    units = np.empty((len(boards), width), dtype=np.float32)
+    units[:, 0] = cells[25] / 2
+    units[:, 1] = cells[0] / -2
+    units[:, 2] = (checkers - mover_on.astype(np.int32)) / checkers
+    units[:, 3] = (checkers - opponent_on.astype(np.int32)) / checkers
+    return units
 
 
 _OFFSETS = (np.arange(24) * 31 + 15)[None, :]  # row of (point, count) in the table

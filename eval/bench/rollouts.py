@@ -181,13 +181,11 @@ def summary(results: dict) -> dict:
             row[label] = {"median_seconds": statistics.median(a["seconds"] for a in answers),
                           "seconds": [round(a["seconds"], 4) for a in answers],
                           "digest": answers[0]["digest"]}
-            if part == "batch":
-                pass
-            elif part == "rollout":
+            if part == "rollout":
                 row[label]["median_each"] = [statistics.median(e) for e in
                                              zip(*(a["each"] for a in answers))]
                 row["phases"] = answers[0]["phases"]
-            else:
+            elif part != "batch":
                 row[label]["median_ns_per_board"] = statistics.median(
                     a["ns_per_board"] for a in answers)
         if len(labels) == 2:
