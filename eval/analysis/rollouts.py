@@ -75,6 +75,7 @@ from engine.rules import variant as get_variant
 from eval.bots.cube import probability_source
 from model.cube import EFFICIENCY, cubeful_equity
 
+from .heap import kept_heap
 from .rollout_dice import TrialDice, roll_index
 from .rollout_vr import as_evaluator, distinct_rows, folded, luck, roll_values
 
@@ -556,7 +557,7 @@ class Trials:
         self.finished = 0
         reported = 0
         try:
-            with one_thread():
+            with one_thread(), kept_heap():
                 while True:
                     self._refill()
                     if not self.active.any():
