@@ -241,15 +241,22 @@ def shot_rolls(m: ShotMasks, two: bool = False):
     Shifts stay inside 32 bits without masking: a mask ANDed with ``open_`` or ``blot`` has
     bits 0..24 only, and one die moves it at most 6 further.
     """
-    barred = m.on_bar > 0
-    if not barred.any():
+    if not (m.on_bar > 0).any():
         return tuple(_tally(_free_rolls(m, two), two))
     out = np.empty((3 if two else 2, len(m.src)), dtype=np.float32)
-    for group, rolls in ((~barred, _free_rolls), (barred, _barred_rolls)):
-        rows = np.flatnonzero(group)
-        if len(rows):
-            out[:, rows] = _tally(rolls(ShotMasks(*(a[rows] for a in m)), two), two)
+    shot_rolls_into(m, np.arange(len(m.src)), two, out)
     return tuple(out)  # out of 36 rolls (whole numbers, exact in float32)
+
+
+def shot_rolls_into(m: ShotMasks, rows: np.ndarray, two: bool, out: np.ndarray) -> None:
+    """``shot_rolls`` of the boards ``rows`` (int indices) of ``m``, written into
+    ``out[:2 or 3, rows]`` ((2 or 3, K) float32): the rows with opponent checkers on the
+    bar and the others each gathered once from ``m``."""
+    barred = m.on_bar[rows] > 0
+    for pick, rolls in ((rows[~barred], _free_rolls), (rows[barred], _barred_rolls)):
+        if len(pick):
+            out[:3 if two else 2, pick] = _tally(rolls(ShotMasks(*(a[pick] for a in m)), two),
+                                                 two)
 
 
 def opponent_shots(afterstates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

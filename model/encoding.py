@@ -129,11 +129,22 @@ def expert(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
 def both_sides(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
     """The expert inputs (``model.features``) of the mover, then of the opponent:
     (N, 26) int8 -> (N, 2 * features.WIDTH) float32, both sides in one batch."""
+    return np.ascontiguousarray(both_sides_rows(boards, checkers).T)
+
+
+def both_sides_rows(boards: np.ndarray, checkers: int = 15,
+                    out: np.ndarray | None = None) -> np.ndarray:
+    """``both_sides`` feature-major: (N, 26) int8 -> (2 * features.WIDTH, N) float32, the
+    mover's rows then the opponent's, written into ``out`` when given (C-contiguous, as a
+    block of rows of a bigger array is) and returned."""
     n, width = len(boards), features.WIDTH
-    rows = features.feature_rows(np.concatenate([boards, flip(boards)]), checkers)  # (F, 2N)
-    out = np.empty((n, 2 * width), dtype=np.float32)
-    out[:, :width] = rows[:, :n].T
-    out[:, width:] = rows[:, n:].T
+    if out is None:
+        out = np.empty((2 * width, n), dtype=np.float32)
+    elif out.shape != (2 * width, n) or not out.flags.c_contiguous:
+        raise ValueError(f"out must be C-contiguous ({2 * width}, {n}), got {out.shape}")
+    # rows (F, 2, N): the mover's boards, then the flipped ones
+    features.feature_rows(np.concatenate([boards, flip(boards)]), checkers,
+                          out=out.reshape(2, width, n).transpose(1, 0, 2))
     return out
 
 
@@ -147,6 +158,9 @@ CLASSIC_PLUS = {"classic": None, "advanced": both_sides}
 (None: nothing more). A network on them may sum its classic part from a table
 (``model.net.ValueNet.forward_boards``) and take the more from the function. (``expert``
 is one too but keeps the plain path, so that its shipped model's values stay as they are.)"""
+CLASSIC_PLUS_ROWS = {"classic": None, "advanced": both_sides_rows}
+"""The same more, feature-major: ``function(boards, checkers, out)`` fills ``out`` (F - 198,
+N) (``model.net.ValueNet.probabilities_boards``' ``units`` take them so, with no copy)."""
 
 
 def plakoto(boards: np.ndarray, checkers: int = 15) -> np.ndarray:

@@ -29,7 +29,7 @@ from functools import cached_property
 import numpy as np
 
 from engine.shots import (FULL, ROLL_WEIGHTS, ROLLS, SIDES, ShotMasks, board_masks, shot_masks,
-                          shot_rolls)
+                          shot_rolls_into)
 
 WINDOW = 11  # the blockade in front of a checker: the other side's points this many pips ahead
 HOME_TRAVEL = 18  # a checker's travel from its bar to its own 7-point: its home board lies beyond
@@ -211,8 +211,7 @@ class Side:
         for rows, two in ((exposed & ~pairs, False), (exposed & pairs, True)):
             rows = np.flatnonzero(rows)
             if len(rows):
-                found = shot_rolls(ShotMasks(*(m[rows] for m in masks)), two=two)
-                out[:len(found), rows] = found
+                shot_rolls_into(masks, rows, two, out)
         return out
 
 
@@ -383,15 +382,20 @@ NAMES = tuple(name if units == 1 else f"{name}{i}" for name, _, units in FEATURE
 """The name of every column of ``side_features``."""
 
 
-def feature_rows(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
+def feature_rows(boards: np.ndarray, checkers: int = 15, out: np.ndarray | None = None
+                 ) -> np.ndarray:
     """Every feature of the mover's side, feature-major: (N, 26) int8 -> (WIDTH, N)
-    float32 (rows in the order of FEATURES)."""
+    float32 (rows in the order of FEATURES). ``out``: where to write them instead, (WIDTH,
+    ...) float32 with N values a row in C order (e.g. (WIDTH, 2, N / 2): the two halves of
+    the boards apart); returned."""
     side = Side(boards, checkers)
-    out = np.empty((WIDTH, len(side.boards)), dtype=np.float32)
+    out = np.empty((WIDTH, len(side.boards)), dtype=np.float32) if out is None else out
+    shape = out.shape[1:]
     row = 0
     for _, function, units in FEATURES:
         value = function(side)
-        out[row:row + units] = value.T if units > 1 else value
+        value = value.T if units > 1 else value[None]  # (units, N)
+        out[row:row + units] = value.reshape((units,) + shape)
         row += units
     return out
 

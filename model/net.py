@@ -62,15 +62,16 @@ class ValueNet(nn.Module):
         return self._table
 
     def _bag_starts(self, n: int) -> torch.Tensor:
-        """(n,) int64: where each board's 24 table rows start in the flat index."""
+        """(n,) int32: where each board's 24 table rows start in the flat index."""
         starts = getattr(self, "_starts", None)  # (nets pickled before it have none)
-        if starts is None or len(starts) < n:
-            starts = self._starts = torch.arange(0, 24 * max(n, 4096), 24, dtype=torch.int64)
+        if starts is None or len(starts) < n or starts.dtype != torch.int32:
+            starts = self._starts = torch.arange(0, 24 * max(n, 4096), 24, dtype=torch.int32)
         return starts[:n]
 
     def _bags(self, boards: np.ndarray, table: torch.Tensor) -> torch.Tensor:
-        """(N, H): the sum of each board's 24 (point, count) rows of ``table``."""
-        index = torch.from_numpy((boards[:, 1:25].astype(np.int64) + _OFFSETS).reshape(-1))
+        """(N, H): the sum of each board's 24 (point, count) rows of ``table`` (int32
+        indices: half the memory of int64 to write and read, the same sums)."""
+        index = torch.from_numpy((boards[:, 1:25].astype(np.int32) + _OFFSETS).reshape(-1))
         return nn.functional.embedding_bag(index, table, self._bag_starts(len(boards)),
                                            mode="sum")
 
@@ -111,17 +112,22 @@ class ValueNet(nn.Module):
 
     @torch.no_grad()
     def probabilities_boards(self, boards: np.ndarray, checkers: int = 15,
-                             more: np.ndarray | None = None) -> np.ndarray:
+                             more: np.ndarray | None = None,
+                             units: np.ndarray | None = None) -> np.ndarray:
         """Probabilities (N, 6) float32 (a transposed view) of boards (N, 26) int8, as
         ``softmax(forward_boards(...))`` within float rounding, quicker: the biases ride in
         the table, the bar, off and more units go through one product, and the output
-        layer and the softmax run outcome-major, (6, N)."""
+        layer and the softmax run outcome-major, (6, N). ``units``: those units already
+        worked out, feature-major (F - 194, N) float32 (``bar_and_off_rows`` with the more
+        below; a block of columns of a bigger array serves as it is), in place of
+        ``more``."""
         table, rest, w_out, b_out = self._fused_weights()
         h = self._bags(boards, table)
-        units = _bar_and_off(boards, checkers, len(rest))  # bar, off, then the more
-        if more is not None:
-            units[:, 4:] = more
-        h.addmm_(torch.from_numpy(units), rest)
+        if units is None:
+            units = bar_and_off_rows(boards, checkers, len(rest))  # bar, off, then the more
+            if more is not None:
+                units[4:] = more.T
+        h.addmm_(torch.from_numpy(units).T, rest)  # (the same floats as from (N, F - 194))
         x = _IN_PLACE[self.activation](h)
         for i in range(1, len(self.layers)):
             x = self._act(self.layers[i](x))
@@ -132,18 +138,25 @@ class ValueNet(nn.Module):
 def _bar_and_off(boards: np.ndarray, checkers: int, width: int) -> np.ndarray:
     """(N, width) float32, its first 4 columns the classic bar and borne-off units of
     boards (N, 26) int8, the rest left for the caller to fill."""
+    return np.ascontiguousarray(bar_and_off_rows(boards, checkers, width).T)
+
+
+def bar_and_off_rows(boards: np.ndarray, checkers: int, height: int) -> np.ndarray:
+    """(height, N) float32, its first 4 rows the classic bar and borne-off units of boards
+    (N, 26) int8 (the mover's bar, the opponent's, then their checkers borne off), the rest
+    left for the caller to fill."""
     cells = np.ascontiguousarray(boards.T)  # (26, N): sums across boards run quicker
     mover_on = np.maximum(cells, 0).sum(axis=0, dtype=np.int16)
     opponent_on = mover_on - cells.sum(axis=0, dtype=np.int16)
-    units = np.empty((len(boards), width), dtype=np.float32)
-    units[:, 0] = cells[25] / 2
-    units[:, 1] = cells[0] / -2
-    units[:, 2] = (checkers - mover_on.astype(np.int32)) / checkers
-    units[:, 3] = (checkers - opponent_on.astype(np.int32)) / checkers
+    units = np.empty((height, len(boards)), dtype=np.float32)
+    units[0] = cells[25] / 2
+    units[1] = cells[0] / -2
+    units[2] = (checkers - mover_on.astype(np.int32)) / checkers
+    units[3] = (checkers - opponent_on.astype(np.int32)) / checkers
     return units
 
 
-_OFFSETS = (np.arange(24) * 31 + 15)[None, :]  # row of (point, count) in the table
+_OFFSETS = (np.arange(24, dtype=np.int32) * 31 + 15)[None, :]  # row of (point, count) in the table
 _IN_PLACE = {"sigmoid": torch.sigmoid_, "relu": torch.relu_, "tanh": torch.tanh_}
 
 

@@ -19,10 +19,10 @@ from engine.rules import Rules, variant as get_variant
 from engine.sanity import net_outcomes
 
 from .bomb import BombInput, plain_boards
-from .encoding import CLASSIC_PLUS, encoder, fold_bomb
+from .encoding import CLASSIC_PLUS_ROWS, encoder, fold_bomb
 from .lookahead import check_plies, evaluate_plays
 from .match_cube import ScoreAware
-from .net import ValueNet
+from .net import ValueNet, bar_and_off_rows
 from .rows import padded, row_slices
 
 
@@ -82,13 +82,16 @@ class NetEvaluator:
                               boards: np.ndarray) -> np.ndarray:
         """The inputs of the whole batch at once, the network on its pieces
         (``model.rows.row_slices``: one, outside ``batch_independent``)."""
-        if encoding in CLASSIC_PLUS and self.device.type == "cpu":
-            more = CLASSIC_PLUS[encoding]
-            extra = None if more is None else more(boards, self.checkers)  # (N, F - 198)
+        if encoding in CLASSIC_PLUS_ROWS and self.device.type == "cpu":
+            # the bar, off and more units of the whole batch, feature-major (F - 194, N)
+            units = bar_and_off_rows(boards, self.checkers, net.inputs - 194)
+            more = CLASSIC_PLUS_ROWS[encoding]
+            if more is not None:
+                more(boards, self.checkers, out=units[4:])
 
             def probabilities(rows: slice) -> np.ndarray:
                 return net.probabilities_boards(boards[rows], self.checkers,
-                                                None if extra is None else extra[rows])
+                                                units=units[:, rows])
         else:
             x = torch.from_numpy(encoder(encoding)(boards, self.checkers)).to(self.device)
 

@@ -309,6 +309,27 @@ def test_the_advanced_encoding_is_classic_plus_both_sides(positions):
         check_encoding("advanced", "plakoto")
 
 
+def test_feature_rows_write_where_they_are_told(positions):
+    """``feature_rows(out=...)`` and ``both_sides_rows`` (the evaluator's feature-major path,
+    written into a block of rows of a bigger array) give the same floats as the plain
+    calls; an out of the wrong shape or not contiguous is refused."""
+    from model.encoding import both_sides_rows
+    n, width = len(positions), F.WIDTH
+    rows = F.feature_rows(positions)
+    halves = np.full((width, 2, n // 2), np.nan, dtype=np.float32)
+    F.feature_rows(positions[:2 * (n // 2)], out=halves)
+    np.testing.assert_array_equal(halves.reshape(width, -1), rows[:, :2 * (n // 2)])
+    units = np.full((4 + 2 * width, n), np.nan, dtype=np.float32)
+    assert both_sides_rows(positions, out=units[4:]) is not None
+    assert np.isnan(units[:4]).all()  # the rows above are left alone
+    np.testing.assert_array_equal(units[4:].T, both_sides(positions))
+    np.testing.assert_array_equal(both_sides_rows(positions), both_sides(positions).T)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        both_sides_rows(positions, out=units[4:, :n - 1])
+    with pytest.raises(ValueError, match="C-contiguous"):
+        both_sides_rows(positions, out=np.empty((n, 2 * width), dtype=np.float32).T)
+
+
 def test_counts_agree_with_the_engine(positions):
     from engine.board import borne_off, pip_counts
     np.testing.assert_allclose(F.pips(positions) * 200, pip_counts(positions)[0], atol=1e-3)

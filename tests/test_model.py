@@ -87,6 +87,29 @@ def test_fused_probabilities_equal_the_softmax_of_the_plain_forward(encoding, hi
     np.testing.assert_allclose(net.probabilities_boards(boards, 15, extra), plain, atol=2e-6)
 
 
+@pytest.mark.parametrize("encoding", ["classic", "advanced"])
+def test_fused_probabilities_from_feature_major_units_are_the_same_bits(encoding):
+    """``probabilities_boards(units=...)``: the bar, off and more units worked out once for
+    a whole batch, feature-major (``bar_and_off_rows`` and ``CLASSIC_PLUS_ROWS``), and
+    handed over a block of columns at a time, give the same floats as each block's own
+    (N, F - 194) units."""
+    from model.encoding import CLASSIC_PLUS, CLASSIC_PLUS_ROWS
+    from model.net import bar_and_off_rows
+    torch.manual_seed(4)
+    net = ValueNet(width(encoding), (48,))
+    boards = np.concatenate([from_random_play(np.random.default_rng(5), 4)[0],
+                             synthetic(np.random.default_rng(6), 500)])
+    units = bar_and_off_rows(boards, 15, net.inputs - 194)
+    if CLASSIC_PLUS_ROWS[encoding] is not None:
+        CLASSIC_PLUS_ROWS[encoding](boards, 15, out=units[4:])
+    more = CLASSIC_PLUS[encoding]
+    for start, stop in ((0, 64), (64, 192), (192, len(boards))):
+        part = boards[start:stop]
+        expected = net.probabilities_boards(part, 15, None if more is None else more(part, 15))
+        got = net.probabilities_boards(part, 15, units=units[:, start:stop])
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_five_outputs_are_consistent_and_flip_swaps_sides():
     p = torch.softmax(torch.randn(100, 6), -1).numpy()
     five = five_outputs(p)
