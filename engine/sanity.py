@@ -45,20 +45,33 @@ WIN_BACKGAMMON, WIN_GAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = 0, 1, 4, 5
 def impossible(boards: np.ndarray, rules) -> np.ndarray:
     """Which of the six outcomes each position rules out, for the player on roll:
     boards (N, 26) int8 from his view -> (N, 6) bool (True: impossible)."""
-    mask = _ruled_out(np.asarray(boards), rules)
-    return np.zeros((len(boards), 6), dtype=bool) if mask is None else mask
+    return _mask(_ruled_out(np.asarray(boards), rules), len(boards))
 
 
-def _ruled_out(b: np.ndarray, rules) -> np.ndarray | None:
-    """``impossible``'s mask, or None when the positions rule nothing out (the common case
-    in play: contact, nobody borne off), found with a few whole-batch reductions."""
+def _mask(flags, n: int) -> np.ndarray:
+    """The (n, 6) bool mask of ``_ruled_out``'s flags (None: nothing ruled out)."""
+    out = np.zeros((n, 6), dtype=bool)
+    if flags is not None:
+        no_win_gammon, no_win_bg, no_lose_gammon, no_lose_bg = flags
+        out[:, WIN_GAMMON] = no_win_gammon
+        out[:, WIN_BACKGAMMON] = no_win_gammon | no_win_bg
+        out[:, LOSE_GAMMON] = no_lose_gammon
+        out[:, LOSE_BACKGAMMON] = no_lose_gammon | no_lose_bg
+    return out
+
+
+def _ruled_out(b: np.ndarray, rules):
+    """What the positions rule out, as four (N,) bool flags: (no win by gammon, no win by
+    backgammon beyond that, no loss by gammon, no loss by backgammon beyond that); None
+    when nothing is (the common case in play: contact, nobody borne off). Found with a few
+    whole-batch reductions, the boards taken cell-major once."""
     if len(b) == 0:
         return None
-    out = np.zeros((len(b), 6), dtype=bool)
     if not rules.gammons:  # "no gammons or backgammons"
-        out[:, [WIN_BACKGAMMON, WIN_GAMMON, LOSE_GAMMON, LOSE_BACKGAMMON]] = True
-        return out
-    mover, opponent = rules.in_play(b)
+        every = np.ones(len(b), dtype=bool)
+        return every, every, every, every
+    cells = np.ascontiguousarray(b.T)  # (26, N): reductions over cells run faster
+    mover, opponent = rules.in_play(b, cells)
     # "no gammon once the loser has borne off a checker" (and so no backgammon either)
     no_win_gammon = opponent < rules.checkers
     no_lose_gammon = mover < rules.checkers
@@ -67,7 +80,6 @@ def _ruled_out(b: np.ndarray, rules) -> np.ndarray | None:
     elif rules.race_is_final:
         # "no backgammon once the loser has no checker on the bar or in the winner's home
         # board and none can get there": without contact no checker is hit again
-        cells = np.ascontiguousarray(b.T)  # (26, N): reductions over cells run faster
         race = race_of_cells(cells)
         if not race.any():
             if not (no_win_gammon.any() or no_lose_gammon.any()):
@@ -82,11 +94,7 @@ def _ruled_out(b: np.ndarray, rules) -> np.ndarray | None:
         if not (no_win_gammon.any() or no_lose_gammon.any()):
             return None
         no_win_bg = no_lose_bg = np.zeros(len(b), dtype=bool)
-    out[:, WIN_GAMMON] = no_win_gammon
-    out[:, WIN_BACKGAMMON] = no_win_gammon | no_win_bg
-    out[:, LOSE_GAMMON] = no_lose_gammon
-    out[:, LOSE_BACKGAMMON] = no_lose_gammon | no_lose_bg
-    return out
+    return no_win_gammon, no_win_bg, no_lose_gammon, no_lose_bg
 
 
 def sane(probs: np.ndarray, boards: np.ndarray, rules) -> np.ndarray:
@@ -100,21 +108,25 @@ def sane(probs: np.ndarray, boards: np.ndarray, rules) -> np.ndarray:
     Five outputs: wins clipped to [0, 1], gammons to [0, wins], backgammons to [0, gammons]
     per side, and impossible ones set to 0."""
     p = np.asarray(probs)
-    mask = _ruled_out(np.asarray(boards), rules)
+    flags = _ruled_out(np.asarray(boards), rules)
     if p.shape[-1] == 5:
-        return _sane_five(p, np.zeros((len(p), 6), dtype=bool) if mask is None else mask)
+        return _sane_five(p, _mask(flags, len(p)))
     negative = (p < 0).any()
-    if mask is None:
+    if flags is None:
         return np.maximum(p, 0) if negative else p
-    rows = np.flatnonzero(mask.any(axis=1))
+    no_win_gammon, no_win_bg, no_lose_gammon, no_lose_bg = flags
+    win_bg_gone, lose_bg_gone = no_win_gammon | no_win_bg, no_lose_gammon | no_lose_bg
+    rows = np.flatnonzero(win_bg_gone | lose_bg_gone)  # (a gammon gone takes its bg too)
     if len(rows) == 0 and not negative:
         return p
     p = np.maximum(p, 0) if negative else p.copy()
-    q, m = p[rows], mask[rows]
-    for big, small in ((WIN_BACKGAMMON, WIN_GAMMON), (WIN_GAMMON, 2),
-                       (LOSE_BACKGAMMON, LOSE_GAMMON), (LOSE_GAMMON, 3)):
+    q = p[rows]
+    for big, small, gone in ((WIN_BACKGAMMON, WIN_GAMMON, win_bg_gone),
+                             (WIN_GAMMON, 2, no_win_gammon),
+                             (LOSE_BACKGAMMON, LOSE_GAMMON, lose_bg_gone),
+                             (LOSE_GAMMON, 3, no_lose_gammon)):
         # an impossible outcome's probability goes to the next smaller one of its side
-        gone = m[:, big]
+        gone = gone[rows]
         q[gone, small] += q[gone, big]
         q[gone, big] = 0
     p[rows] = q

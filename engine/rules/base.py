@@ -114,12 +114,15 @@ class Rules:
 
     # --- the end of the game ---------------------------------------------------------------
 
-    def in_play(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def in_play(self, boards: np.ndarray, cells: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
         """Checkers still in play (on the points and the bars) for (mover, opponent): two
         (N,) int16 arrays; ``checkers`` minus them are borne off. As
         ``engine.board.on_board``, faster: summed cell-major in int8 (no side has more than
-        15 checkers, and the bars at most 64 more in a network's folded form)."""
-        cells = np.ascontiguousarray(np.asarray(boards, dtype=np.int8).T)  # (26, N)
+        15 checkers, and the bars at most 64 more in a network's folded form). ``cells``:
+        the boards cell-major, (26, N) int8 C-contiguous, when the caller has them."""
+        if cells is None:
+            cells = np.ascontiguousarray(np.asarray(boards, dtype=np.int8).T)  # (26, N)
         mover = np.maximum(cells, 0).sum(axis=0, dtype=np.int8).astype(np.int16)
         return mover, mover - cells.sum(axis=0, dtype=np.int8)
 

@@ -218,8 +218,10 @@ class PlakotoRules(Rules):
         points = np.where(b[..., 0] > 0, GAMMON, points)
         return points.astype(np.int8)
 
-    def in_play(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Checkers still on the board (mover, opponent), pinned ones included: (N,) each."""
+    def in_play(self, boards: np.ndarray, cells: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """Checkers still on the board (mover, opponent), pinned ones included: (N,) each
+        (``cells`` unused: pins are counted from the boards)."""
         return counts(boards)
 
     def pins(self, boards: np.ndarray) -> np.ndarray:
