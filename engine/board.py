@@ -27,6 +27,13 @@ def flip(boards: np.ndarray) -> np.ndarray:
     return -boards[..., ::-1]
 
 
+def positive(cells: np.ndarray) -> np.ndarray:
+    """max(cells, 0) elementwise of a signed integer array (the mover's checkers of boards:
+    (..., 26) int8), as ``np.maximum(cells, 0)``: that compares against a scalar, a loop
+    NumPy (2.4) does not vectorise, about 7x slower than this sign mask on int8 boards."""
+    return cells & ~(cells >> (8 * cells.itemsize - 1))
+
+
 def on_board(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Checkers still in play (points and bar) for (mover, opponent): two (N,) int arrays."""
     b = boards.astype(np.int16)

@@ -28,6 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
+from engine.board import positive
 from engine.shots import (FULL, ROLL_WEIGHTS, ROLLS, SIDES, ShotMasks, board_masks, shot_masks,
                           shot_rolls_into)
 
@@ -141,7 +142,7 @@ class Side:
     @cached_property
     def _mine(self) -> np.ndarray:
         """The mover's checkers per cell: (N, 26) int8."""
-        return np.maximum(self.boards, 0)
+        return positive(self.boards)
 
     @cached_property
     def counts(self) -> np.ndarray:
@@ -247,8 +248,9 @@ def break_contact(boards) -> np.ndarray:
     pips = np.zeros(len(rearmost), dtype=np.int16)
     if not side.contact:  # every checker of the mover's is behind the opponent's: 0
         return pips / np.float32(200)
+    zero = np.zeros_like(rearmost)  # (a maximum against an array runs vectorised)
     for cell in range(1, 26):
-        pips += side.by_cell[cell] * np.maximum(cell - rearmost, 0)
+        pips += side.by_cell[cell] * np.maximum(cell - rearmost, zero)
     return pips / np.float32(200)
 
 

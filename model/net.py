@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from engine import outcomes
+from engine.board import positive
 from engine.outcomes import OUTCOME_POINTS  # noqa: F401  (points of the six outcomes)
 
 
@@ -146,7 +147,7 @@ def bar_and_off_rows(boards: np.ndarray, checkers: int, height: int) -> np.ndarr
     (N, 26) int8 (the mover's bar, the opponent's, then their checkers borne off), the rest
     left for the caller to fill."""
     cells = np.ascontiguousarray(boards.T)  # (26, N): sums across boards run quicker
-    mover_on = np.maximum(cells, 0).sum(axis=0, dtype=np.int16)
+    mover_on = positive(cells).sum(axis=0, dtype=np.int16)
     opponent_on = mover_on - cells.sum(axis=0, dtype=np.int16)
     units = np.empty((height, len(boards)), dtype=np.float32)
     units[0] = cells[25] / 2

@@ -58,3 +58,19 @@ def test_check_board_names_the_problem():
     board[25] = -1
     with pytest.raises(ValueError, match="mover's bar"):
         check_board(board)
+
+
+def test_positive_is_the_maximum_with_zero_for_every_signed_integer():
+    """``engine.board.positive`` (a sign mask) equals ``np.maximum(cells, 0)`` on every
+    int8 value, and on int16, int32 and int64 arrays, keeping the dtype."""
+    from engine.board import positive
+    every = np.arange(-128, 128, dtype=np.int8).reshape(8, 32)
+    np.testing.assert_array_equal(positive(every), np.maximum(every, 0))
+    assert positive(every).dtype == np.int8
+    rng = np.random.default_rng(0)
+    for dtype in (np.int16, np.int32, np.int64):
+        info = np.iinfo(dtype)
+        x = np.concatenate([rng.integers(info.min, info.max, 1000, dtype=dtype),
+                            np.array([info.min, -1, 0, 1, info.max], dtype=dtype)])
+        np.testing.assert_array_equal(positive(x), np.maximum(x, 0))
+        assert positive(x).dtype == dtype

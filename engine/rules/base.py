@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..board import CELLS
+from ..board import CELLS, positive
 
 # results of a finished game, in points won by the player who just moved
 SINGLE, GAMMON, BACKGAMMON = 1, 2, 3
@@ -123,7 +123,7 @@ class Rules:
         the boards cell-major, (26, N) int8 C-contiguous, when the caller has them."""
         if cells is None:
             cells = np.ascontiguousarray(np.asarray(boards, dtype=np.int8).T)  # (26, N)
-        mover = np.maximum(cells, 0).sum(axis=0, dtype=np.int8).astype(np.int16)
+        mover = positive(cells).sum(axis=0, dtype=np.int8).astype(np.int16)
         return mover, mover - cells.sum(axis=0, dtype=np.int8)
 
     def end_of_game(self, afterstates: np.ndarray) -> np.ndarray:
