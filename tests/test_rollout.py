@@ -358,3 +358,24 @@ def test_variance_reduction_on_100_contact_positions(net):
     contact = out["by_phase"]["all contact"]
     assert contact["agree"] >= 0.9
     assert contact["se_ratio_of_means"] >= 4
+
+
+def test_the_actors_pieces_are_whole_blocks_and_as_many_for_every_worker():
+    """``rollout_actors.pieces``: every job once, each piece whole blocks of trials of a
+    share of every position, at most about PIECE trials, and a number of pieces every
+    worker gets alike (64 positions x 1,296 trials on 2 workers: 6 pieces of 13,824, not 5
+    of 16,384 and a sliver)."""
+    from eval.analysis.rollout_actors import PIECE, pieces
+    from eval.analysis.rollout_dice import BLOCK
+    pos = np.repeat(np.arange(64), 1296)
+    trial = np.tile(np.arange(1296), 64)
+    for workers in (2, 3, 16):
+        out = pieces(pos, trial, workers)
+        assert len(out) % workers == 0, (workers, len(out))
+        np.testing.assert_array_equal(np.sort(np.concatenate(out)), np.arange(len(pos)))
+        sizes = [len(p) for p in out]
+        assert max(sizes) <= PIECE + 64 * BLOCK and max(sizes) - min(sizes) <= 64 * BLOCK
+        for p in out:  # whole blocks of every position in the piece
+            blocks = pos[p] * 100 + trial[p] // BLOCK
+            assert (np.bincount(blocks) % BLOCK == 0).all()
+    assert [len(p) for p in pieces(pos, trial, 2)] == [13824] * 6

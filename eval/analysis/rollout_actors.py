@@ -47,12 +47,14 @@ class RolloutWorker:
 def pieces(pos: np.ndarray, trial: np.ndarray, workers: int) -> list[np.ndarray]:
     """The jobs (indices into pos/trial) cut into pieces of whole blocks: the blocks taken
     round the positions (the first block of each position, then the second...), so that
-    every piece holds a share of every position's trials and the pieces cost alike; at
-    most ``PIECE`` trials each, and small enough that every worker gets one."""
+    every piece holds a share of every position's trials and the pieces cost alike; about
+    ``PIECE`` trials each at most, as many pieces for every worker (5 pieces of ``PIECE``
+    and a sliver on 2 workers would keep one busy for 3 while the other did 2)."""
     jobs = len(pos)
     if jobs == 0:
         return []
-    size = min(PIECE, max(BLOCK, -(-jobs // workers)))
+    each = -(-jobs // (workers * PIECE))  # pieces a worker plays
+    size = max(BLOCK, -(-jobs // (workers * each)))
     order = np.lexsort((trial, pos, trial // BLOCK))  # block number, position, trial
     block = (trial // BLOCK)[order] * (1 << 40) + pos[order]
     starts = np.flatnonzero(np.concatenate([[True], block[1:] != block[:-1]]))
