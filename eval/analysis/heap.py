@@ -1,4 +1,4 @@
-"""The C heap kept warm while trials run (``eval.analysis.rollouts.one_thread``).
+"""The C heap kept warm while a rollout's trials run (``eval.analysis.rollouts.Trials``).
 
 A rollout of many positions at once works on arrays of a few megabytes (the features of
 60,000 afterstates a turn, each seen from both sides), made and freed hundreds of times a
@@ -12,9 +12,10 @@ so they did not pay it.
 ``kept_heap()`` tells the allocator, while inside, to serve blocks up to ``MMAP_LIMIT`` from
 its heap and to keep up to ``KEEP`` bytes free at its top instead of giving them back; on the
 way out it sets the limits a warmed-up process reaches by itself (the mmap threshold at the
-largest block it adapts to, trimming past twice that) and gives the free memory back at once
-(``malloc_trim``). Nothing computed changes, only where the memory comes from. Where the C
-library is not glibc (macOS, musl), it does nothing.
+largest block it adapts to, trimming past twice that). It gives nothing back at once: a trim
+after every call made the next call of one position at a time fault its pages in again.
+Nothing computed changes, only where the memory comes from. Where the C library is not
+glibc (macOS, musl), it does nothing.
 """
 
 from __future__ import annotations
@@ -52,11 +53,10 @@ def available() -> bool:
 @contextmanager
 def kept_heap():
     """Big temporary arrays reuse the heap's memory while inside (see the module)."""
-    lib = _glibc()
-    if lib is None:
+    mallopt = _glibc()
+    if mallopt is None:
         yield
         return
-    mallopt = lib
     mallopt(M_MMAP_THRESHOLD, MMAP_LIMIT)
     mallopt(M_TRIM_THRESHOLD, KEEP)
     try:
