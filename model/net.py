@@ -113,21 +113,18 @@ class ValueNet(nn.Module):
 
     @torch.no_grad()
     def probabilities_boards(self, boards: np.ndarray, checkers: int = 15,
-                             more: np.ndarray | None = None,
                              units: np.ndarray | None = None) -> np.ndarray:
         """Probabilities (N, 6) float32 (a transposed view) of boards (N, 26) int8, as
         ``softmax(forward_boards(...))`` within float rounding, quicker: the biases ride in
         the table, the bar, off and more units go through one product, and the output
-        layer and the softmax run outcome-major, (6, N). ``units``: those units already
-        worked out, feature-major (F - 194, N) float32 (``bar_and_off_rows`` with the more
-        below; a block of columns of a bigger array serves as it is), in place of
-        ``more``."""
+        layer and the softmax run outcome-major, (6, N). ``units``: those units,
+        feature-major (F - 194, N) float32 (``bar_and_off_rows`` with the more below it,
+        from ``model.encoding.CLASSIC_PLUS_ROWS``; a block of columns of a bigger array
+        serves as it is); None under the classic encoding alone (worked out here)."""
         table, rest, w_out, b_out = self._fused_weights()
         h = self._bags(boards, table)
         if units is None:
-            units = bar_and_off_rows(boards, checkers, len(rest))  # bar, off, then the more
-            if more is not None:
-                units[4:] = more.T
+            units = bar_and_off_rows(boards, checkers, len(rest))
         h.addmm_(torch.from_numpy(units).T, rest)  # (the same floats as from (N, F - 194))
         x = _IN_PLACE[self.activation](h)
         for i in range(1, len(self.layers)):

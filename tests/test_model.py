@@ -65,16 +65,14 @@ def test_fused_probabilities_equal_the_softmax_of_the_plain_forward(encoding, hi
     """``probabilities_boards`` (biases in the table, one product for the bar, off and more
     units, the output layer outcome-major) gives the plain forward's softmax within float
     rounding, and forgets its weights on ``invalidate``."""
-    from model.encoding import CLASSIC_PLUS
     torch.manual_seed(1)
     net = ValueNet(width(encoding), hidden, activation)
     boards = np.concatenate([from_random_play(np.random.default_rng(2), 4)[0],
                              synthetic(np.random.default_rng(3), 300)])
-    more = CLASSIC_PLUS[encoding]
-    extra = None if more is None else more(boards, 15)
+    extra = _units(net, encoding, boards)
     with torch.no_grad():
         plain = torch.softmax(net(torch.from_numpy(encoder(encoding)(boards))), -1).numpy()
-    got = net.probabilities_boards(boards, 15, extra)
+    got = net.probabilities_boards(boards, 15, extra)  # (None: classic, worked out there)
     assert got.shape == (len(boards), 6) and got.dtype == np.float32
     np.testing.assert_allclose(got, plain, atol=2e-6)
     np.testing.assert_allclose(got.sum(axis=1), 1, atol=1e-6)
@@ -92,22 +90,31 @@ def test_fused_probabilities_from_feature_major_units_are_the_same_bits(encoding
     """``probabilities_boards(units=...)``: the bar, off and more units worked out once for
     a whole batch, feature-major (``bar_and_off_rows`` and ``CLASSIC_PLUS_ROWS``), and
     handed over a block of columns at a time, give the same floats as each block's own
-    (N, F - 194) units."""
-    from model.encoding import CLASSIC_PLUS, CLASSIC_PLUS_ROWS
-    from model.net import bar_and_off_rows
+    units, worked out apart (a C-contiguous array, or by the pass itself when classic)."""
     torch.manual_seed(4)
     net = ValueNet(width(encoding), (48,))
     boards = np.concatenate([from_random_play(np.random.default_rng(5), 4)[0],
                              synthetic(np.random.default_rng(6), 500)])
-    units = bar_and_off_rows(boards, 15, net.inputs - 194)
-    if CLASSIC_PLUS_ROWS[encoding] is not None:
-        CLASSIC_PLUS_ROWS[encoding](boards, 15, out=units[4:])
-    more = CLASSIC_PLUS[encoding]
+    units = _units(net, encoding, boards, whole=True)
     for start, stop in ((0, 64), (64, 192), (192, len(boards))):
         part = boards[start:stop]
-        expected = net.probabilities_boards(part, 15, None if more is None else more(part, 15))
+        expected = net.probabilities_boards(part, 15, _units(net, encoding, part))
         got = net.probabilities_boards(part, 15, units=units[:, start:stop])
         np.testing.assert_array_equal(got, expected)
+
+
+def _units(net, encoding, boards, whole=False):
+    """The fused pass's units of boards, feature-major (F - 194, N): None for the classic
+    encoding alone (the pass works them out), unless ``whole``."""
+    from model.encoding import CLASSIC_PLUS_ROWS
+    from model.net import bar_and_off_rows
+    more = CLASSIC_PLUS_ROWS[encoding]
+    if more is None and not whole:
+        return None
+    units = bar_and_off_rows(boards, 15, net.inputs - 194)
+    if more is not None:
+        more(boards, 15, out=units[4:])
+    return units
 
 
 def test_five_outputs_are_consistent_and_flip_swaps_sides():

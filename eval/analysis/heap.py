@@ -26,12 +26,12 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 # mallopt's parameters (glibc's malloc.h)
-M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 MMAP_LIMIT = 32 << 20  # blocks up to this size from the heap: glibc's own ceiling for it
 KEEP = 512 << 20  # free bytes kept at the heap's top while inside
-AFTER = {M_MMAP_THRESHOLD: MMAP_LIMIT, M_TRIM_THRESHOLD: 2 * MMAP_LIMIT, M_TOP_PAD: 128 << 10}
+AFTER = {M_MMAP_THRESHOLD: MMAP_LIMIT, M_TRIM_THRESHOLD: 2 * MMAP_LIMIT}
 """The settings left on the way out: where glibc's adaptive thresholds end up in a process
-that has freed a block of ``MMAP_LIMIT`` bytes, and its default top pad."""
+that has freed a block of ``MMAP_LIMIT`` bytes."""
 
 
 @lru_cache(maxsize=1)
