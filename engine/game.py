@@ -320,7 +320,7 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
          dice: DiceTable | None = None, dice_rows: np.ndarray | None = None,
          on_play: Callable[..., None] | None = None, cube: CubeRules | None = None,
          ties: np.ndarray | None = None, on_cube=None,
-         match: MatchContext | None = None) -> Results:
+         match: MatchContext | None = None, start: np.ndarray | None = None) -> Results:
     """Play ``games`` games between policies[0] (seat 0) and policies[1] (seat 1).
 
     The opening roll decides who moves first and is that seat's first roll. Dice come from
@@ -362,10 +362,12 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
         cubes = start_cubes(np.asarray(ties)[rows], cube)  # owner relative to the seat on roll
         counts = CubeCounts.zeros(games)
     state = new_games(rules, dice.first[rows], cubes)
+    if start is not None:
+        state.boards[:] = np.asarray(start, dtype=np.int8)
     passed = np.zeros(games, dtype=bool)
     bomb = "bomb" in rules.extra_state
     detonated = np.zeros((games, 2), dtype=np.int16) if bomb else None
-    roll = dice.opening[rows]
+    roll = dice.opening[rows] if start is None else dice.roll(rows, 0)
     live = np.arange(games)
     try:
         _loop(policies, state, rules, dice, rows, roll, live, max_plies, cube, counts, passed,

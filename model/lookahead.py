@@ -75,6 +75,19 @@ def look_ahead(evaluator, afterstates: np.ndarray, plies: int) -> np.ndarray:
     return probs
 
 
+def position_values(evaluator, boards: np.ndarray, plies: int) -> np.ndarray:
+    """Probabilities (N, 6) for the player on roll of positions before the roll (N, 26)
+    int8, ``plies`` ahead as GNU Backgammon counts them for a position: 1-ply is the mean
+    over his 21 rolls of his best 0-ply play (about 400 network evaluations a position),
+    2-ply values each of those plays one ply further (the opponent's 21 best 0-ply replies,
+    each valued at 0-ply: about 9,000). The same value the look-ahead gives the play that
+    led here, seen by the player now on roll: the position is the afterstate of the
+    opponent's last play, flipped."""
+    if plies == 0:
+        return np.asarray(evaluator(boards), dtype=np.float32)
+    return np.ascontiguousarray(flip_outcomes(look_ahead(evaluator, flip(boards), plies)))
+
+
 def _after_the_rolls(evaluator, afterstates: np.ndarray, plies: int) -> np.ndarray:
     """(k, 6) for the mover of afterstates (k, 26) that do not end the game: the
     roll-weighted mean over the opponent's 21 rolls of his best 0-ply reply, valued at
@@ -149,4 +162,5 @@ def evaluate_plays(evaluator, afterstates: np.ndarray, root: np.ndarray, n: int,
 
 
 __all__ = ["MAX_PLIES", "FILTER_PLAYS", "FILTER_EQUITY", "check_plies", "look_ahead",
+           "position_values",
            "best_replies", "candidates", "evaluate_plays"]

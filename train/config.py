@@ -122,8 +122,26 @@ class Stage2Config:
     positions: int = 20_000
     """Positions rolled out per generation: 1 .. 10**9."""
     data: str = ""
-    """Datasets (a path or a glob, relative to the working directory) that stand for the
-    first generation's: used as they are, nothing rolled out for it. Empty: roll out."""
+    """Datasets (paths or globs, relative to the working directory, separated by commas)
+    that stand for the first generation's: used as they are, nothing made for it. Empty:
+    make it."""
+    plies: int = 0
+    """How a generation's positions are labelled: 0 by rollouts (``trials``, ``truncate``,
+    ``vr``), 1 or 2 by the net's own look-ahead at that depth (``model.lookahead``)."""
+    mine: bool = False
+    """The positions come from disagreement mining (``train.mining``): the net at 0-ply
+    plays, the net at ``plies`` (1 or 2) judges, the decisions where they part are kept."""
+    threshold: float = 0.012
+    """Mining: the equity by which the teacher's play must beat the student's: 0..2."""
+    ordinary: float = 0.05
+    """Mining: the share of the other decisions whose result is kept too: 0..1."""
+    crashed_share: float = 0.25
+    """Mining: the share of games started from crashed positions: 0..1."""
+    accept_games: int = 0
+    """Paired 0-ply games of each new net against the net it would replace (0: every new
+    net replaces the last). It replaces it when it beats it (the 95% interval above 0), or
+    when it loses at least 5% less on the checker-play benchmark (``eval.gnubg.benchmark``,
+    the committed decisions) without losing head to head (the interval reaching 0)."""
     trials: int = 36
     """Trials per position: 1..1,000,000."""
     truncate: int = 7
@@ -212,6 +230,11 @@ RANGES: dict[str, tuple[float, float]] = {
     "stage2.within": (0.0, 2.0),
     "stage2.opponent_share": (0.0, 1.0),
     "stage2.alternatives": (0, 8),
+    "stage2.plies": (0, 2),
+    "stage2.threshold": (0.0, 2.0),
+    "stage2.ordinary": (0.0, 1.0),
+    "stage2.crashed_share": (0.0, 1.0),
+    "stage2.accept_games": (0, 10**7),
     "stage2.validation": (0.0, 0.5),
     "stage2.epochs": (1, 100_000),
     "stage2.batch_size": (1, 1_000_000),
@@ -339,6 +362,9 @@ def _validate(prefix: str, section):
             if weights > MAX_PARAMETERS:
                 raise ConfigError(f"model.{key}: {list(hidden)} makes {weights:,} "
                                   f"weights, more than {MAX_PARAMETERS:,}")
+    if prefix == "stage2" and section.mine and section.plies == 0:
+        raise ConfigError("stage2.mine: the teacher is the net looking ahead: set "
+                          "stage2.plies to 1 or 2")
     if prefix == "run" and not section.out.strip():
         raise ConfigError("run.out: the run directory must not be empty")
     if prefix == "run" and "\0" in section.out:

@@ -14,6 +14,10 @@ next blocks follow). The rollout settings and the net's checksum are in the file
 metadata; a run with others is refused in one line (a new file, or the same settings), as
 is a file that is no dataset: exit code 2.
 
+With ``--plies 1|2`` a position's target is instead the net's own value of it looking that
+far ahead (``model.lookahead.position_values``: 1-ply, the mean over the 21 rolls of the
+best 0-ply play; 2-ply, each such play valued at 1-ply), with trials 1 and standard error 0.
+
 Each position's target is its rollout's mean six outcomes for the player on roll (which
 sum to 1; with variance reduction a target's entries may stray a little outside [0, 1],
 the trainer clips them), with the standard error of its cubeless equity and the trials.
@@ -58,6 +62,7 @@ class TargetSettings:
     validation: float = 0.1
     variant: str = "standard"
     alternatives: int = 0  # positions the net chose against, k per position it chose
+    plies: int = 0  # 0: rollouts; 1 or 2: the net's look-ahead value instead
 
     def rollout(self) -> Settings:
         return Settings(trials=self.trials, seed=self.seed, truncate=self.truncate,
@@ -81,6 +86,8 @@ class TargetSettings:
                 or not 0 <= self.alternatives <= 8:
             raise ValueError(f"alternatives are a whole number 0..8, got "
                              f"{self.alternatives!r}")
+        if isinstance(self.plies, bool) or self.plies not in (0, 1, 2):
+            raise ValueError(f"plies are 0 (rollouts), 1 or 2, got {self.plies!r}")
         if len(self.shares) != len(PHASES) or min(self.shares) < 0 or sum(self.shares) <= 0:
             raise ValueError(f"shares are {len(PHASES)} numbers >= 0 with a sum above 0, got "
                              f"{self.shares!r}")
@@ -92,6 +99,11 @@ class TargetSettings:
         out["shares"] = list(self.shares)
         if not self.alternatives:
             out.pop("alternatives")  # files made before the setting existed hold none
+        if not self.plies:
+            out.pop("plies")  # nor this one
+        else:  # no rollout: its settings mean nothing
+            for key in ("trials", "truncate", "vr"):
+                out.pop(key)
         return out
 
 
@@ -145,7 +157,8 @@ def generate(path: Path, bot, net_file, settings: TargetSettings, progress=None,
         if settings.opponent else ()
     checksum = rd.file_checksum(net_file)
     if not Path(path).exists():
-        rd.create(path, {"kind": "rollout targets", "net": str(net_file),
+        kind = "look-ahead labels" if settings.plies else "rollout targets"
+        rd.create(path, {"kind": kind, "net": str(net_file),
                          "net_sha256": checksum, "settings": settings.fixed(),
                          "phases": list(PHASES), "outcomes": list(OUTCOMES)})
     with rd.Writer(path) as writer:
@@ -166,11 +179,16 @@ def generate(path: Path, bot, net_file, settings: TargetSettings, progress=None,
             todo = todo[:settings.positions - len(writer)]
             for first in range(0, len(todo), chunk):
                 rows = todo[first:first + chunk]  # (c,) places in the block
-                results = rollout(bot, boards[rows], rsettings, keys=block * BLOCK + rows,
-                                  progress=progress)
-                targets = np.stack([r.outcomes.mean(axis=0) for r in results])  # (c, 6)
-                se = np.nan_to_num(np.array([r.equity_se for r in results]))  # (c,)
-                trials = np.array([r.trials for r in results])  # (c,)
+                if settings.plies:
+                    targets, se, trials = _looked_ahead(bot, boards[rows], settings.plies)
+                    if progress:
+                        progress(len(rows))
+                else:
+                    results = rollout(bot, boards[rows], rsettings,
+                                      keys=block * BLOCK + rows, progress=progress)
+                    targets = np.stack([r.outcomes.mean(axis=0) for r in results])  # (c, 6)
+                    se = np.nan_to_num(np.array([r.equity_se for r in results]))  # (c,)
+                    trials = np.array([r.trials for r in results])  # (c,)
                 split = rd.validation_split(boards[rows], settings.validation)  # (c,)
                 written += writer.append(boards[rows], targets, se, trials, phase[rows],
                                          split)
@@ -179,6 +197,17 @@ def generate(path: Path, bot, net_file, settings: TargetSettings, progress=None,
                     log(f"block {block}: {len(writer):,} positions in {path}")
             block += 1
     return written
+
+
+def _looked_ahead(bot, boards: np.ndarray, plies: int):
+    """Look-ahead labels of positions (c, 26): targets (c, 6) for the player on roll (the
+    net ``plies`` ahead, ``model.lookahead.position_values``), equity_se 0 and trials 1
+    (one value, no sampling)."""
+    from eval.analysis.rollouts import one_thread
+    from model.lookahead import position_values
+    with one_thread():
+        targets = position_values(bot.evaluator, boards, plies)
+    return targets, np.zeros(len(boards), np.float32), np.ones(len(boards), np.int32)
 
 
 def main(argv=None) -> int:
@@ -206,6 +235,9 @@ def main(argv=None) -> int:
                    help="also roll out the results of each position's K + 1 best plays "
                         "(within --within of the best): the plays the net chose against "
                         f"(default {d.alternatives})")
+    p.add_argument("--plies", type=int, default=d.plies, choices=(0, 1, 2),
+                   help="label by the net's look-ahead at 1 or 2 plies instead of rollouts "
+                        f"(default {d.plies}: rollouts)")
     p.add_argument("--validation", type=float, default=d.validation,
                    help=f"the share held out for validation (default {d.validation})")
     try:
@@ -217,7 +249,7 @@ def main(argv=None) -> int:
             truncate=None if args.truncate < 0 else args.truncate, vr=not args.no_vr,
             explore=args.explore, within=args.within, opponent=args.opponent,
             opponent_share=args.opponent_share, validation=args.validation,
-            alternatives=args.alternatives)
+            alternatives=args.alternatives, plies=args.plies)
         settings.check()
         net = args.net or shipped(settings.variant)
         bot = make_bot(f"net:{net}", variant=settings.variant)
