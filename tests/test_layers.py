@@ -190,7 +190,8 @@ ENTRY_POINTS = ("eval.bench.cli", "eval.bench.movegen", "eval.bench.rollouts", "
                 "eval.gnubg.rollouts",
                 "eval.reports.cube_agreement", "eval.reports.plans",
                 "eval.reports.rollout_check", "eval.reports.variants",
-                "train.bench", "train.bench.gpu", "train.bench.scale", "train.rollout_targets")
+                "train.bench", "train.bench.gpu", "train.bench.scale", "train.rollout_targets",
+                "train.mining", "train.bench.labels")
 
 
 def test_every_python_m_entry_point_answers_help():
