@@ -132,7 +132,11 @@ def run_stage2(config: Config, out: str | Path, log=print, progress=None,
     folder.mkdir(parents=True, exist_ok=True)
     stage1 = out / STAGE1
     if not stage1.exists():
-        write_atomic(stage1, (out / "model.pt").read_bytes())
+        # a stage from a given net (no TD games): that file itself, every network it
+        # holds (a crashed one too), not the TD run's copy of the networks it trains
+        given = config.train.games == 0 and config.model.init
+        write_atomic(stage1, Path(config.model.init if given else out / "model.pt")
+                     .read_bytes())
     net, datasets, history = stage1, [], []
     for g in range(1, s.generations + 1):
         started = time.perf_counter()
