@@ -284,6 +284,8 @@ accept_games = 40
                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     run = tmp_path / "run" / "stage2"
+    # a stage from a given net starts from that file whole
+    assert (tmp_path / "run" / "stage1.pt").read_bytes() == Path(net).read_bytes()
     verdicts = [json.loads((run / f"gen{g}" / "acceptance.json").read_text())
                 for g in (1, 2)]
     for v in verdicts:
