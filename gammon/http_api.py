@@ -2,13 +2,11 @@
 of a position and roll, ``/eval`` gives the probabilities, equities and cube action of a
 position, ``/rollout`` rolls a position out.
 
-``Api`` reads the fields of a request (Position IDs, dice, rollout settings), raising
-``BadRequest`` naming the field for a bad one, and computes the answers: plain functions,
-tested without a socket. The server (FastAPI on uvicorn, ``gammon.web``) calls them and
-decides which thread asks the bot; ``Api.answer(target)`` is the same API as a function of a
-request target such as ``/move?posid=...&dice=3,1`` -> (status, JSON object), for tests and
-scripts, the bot asked by one thread at a time (the ``/move`` questions waiting meanwhile
-answered all at once, ``gammon.batching``).
+``Api`` reads the fields of a request (Position IDs, dice, rollout settings, a match
+file), raising ``BadRequest`` naming the field for a bad one, asks the bot, and writes the
+answers: plain functions. The server (FastAPI on uvicorn, ``gammon.web``)
+routes the requests to them and decides which thread asks the bot: one, ``BotThread``
+(``gammon.web.threads``), so the bot need not be thread-safe.
 
     GET /move?posid=4HPwATDgc/ABMA&dice=3,1     -> {"posid", "dice", "bot", "score", "plays"}
     GET /eval?posid=4HPwATDgc/ABMA              -> {"posid", "bot", "probabilities", ...}
@@ -23,7 +21,6 @@ from __future__ import annotations
 
 import threading
 from typing import Callable
-from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
@@ -35,7 +32,6 @@ from eval.bots.cube import probability_source
 from eval.bots.registry import bot_plies
 from model.cube import EFFICIENCY
 
-from .batching import Batcher
 from .errors import UsageError, quote
 from .external import clip
 from .positions import read_die, read_position
@@ -101,11 +97,6 @@ class Api:
                  max_trials: int = DEFAULT_TRIALS):
         self.bot, self.name, self.variant, self.evaluate = bot, name, variant, evaluate
         self.max_trials = max_trials
-        # bots need not be thread-safe (gnubg_nn, RNGs); reentrant, as the Batcher holds it
-        # when it calls ``rank``
-        self._lock = threading.RLock()
-        # /move questions waiting together are answered in one batch, under the same lock
-        self._plays = Batcher(self.rank, self._lock)
 
     # --- reading the fields -------------------------------------------------------------
 
@@ -167,28 +158,26 @@ class Api:
             raise BadRequest(str(e), field) from None
         return text, board, settings
 
-    # --- asking the bot (each call holds the bot's lock) ----------------------------------
+    # --- asking the bot (the server calls these in its one bot thread) --------------------
 
     def rank(self, questions) -> list[list[dict]]:
         """The ranked plays of each (board, d1, d2), in one batch."""
         boards = np.stack([board for board, _, _ in questions])  # (B, 26)
         dice = np.array([[d1, d2] for _, d1, d2 in questions])  # (B, 2)
-        with self._lock:
-            return ranked_many(self.bot, boards, dice, self.variant)
+        return ranked_many(self.bot, boards, dice, self.variant)
 
     def analyze(self, boards) -> list[dict]:
         """The money cube analysis of each board, in one batch."""
-        with self._lock:
-            return analyze_cube(self.evaluate, np.stack(list(boards)))
+        return analyze_cube(self.evaluate, np.stack(list(boards)))
 
     def play_rollout(self, board: np.ndarray, settings: Settings,
                      call: Callable | None = None, stopping: threading.Event | None = None):
         """The rollout's Result, its trials played ``ROLLOUT_CHUNK`` at a time, each chunk
-        by ``call(function, *args)`` (default: here, under the bot's lock) so that other
-        requests are answered between chunks; the same numbers as one batch (each trial's
-        dice depend on the seed and its number alone). Raises RolloutStopped once
-        ``stopping`` (an Event, if given) is set."""
-        call = call or (lambda function, *args: self._locked(function, *args))
+        by ``call(function, *args)`` (the server's: in its bot thread; default: here) so
+        that other requests are answered between chunks; the same numbers as one batch
+        (each trial's dice depend on the seed and its number alone). Raises RolloutStopped
+        once ``stopping`` (an Event, if given) is set."""
+        call = call or (lambda function, *args: function(*args))
         boards = board[None]
         roots = make_roots(boards, None, [0], None, settings.rules)
         inner = local_runner(cube_player(self.bot, settings), probability_source(self.bot),
@@ -204,10 +193,6 @@ class Api:
                     for k in parts[0]}
 
         return rollout(self.bot, boards, settings, keys=[0], runner=run)[0]
-
-    def _locked(self, function, *args):
-        with self._lock:
-            return function(*args)
 
     # --- the answers -----------------------------------------------------------------------
 
@@ -239,18 +224,6 @@ class Api:
         out = result.to_dict()
         out["settings"] = {"bot": self.name, **out["settings"]}
         return {"posid": text, **out, "seconds": result.seconds}
-
-    def move(self, posid: str, dice: str) -> dict:
-        text, question = self.move_question(posid, dice)
-        return self.move_answer(text, question, self._plays.ask(question))
-
-    def eval(self, posid: str) -> dict:
-        text, board = self.eval_question(posid)
-        return self.eval_answer(text, self.analyze([board])[0])
-
-    def roll_out(self, posid: str, **settings) -> dict:
-        text, board, rollout_settings = self.rollout_question(posid, **settings)
-        return self.rollout_answer(text, self.play_rollout(board, rollout_settings))
 
     # --- /review: a match file's decisions graded ------------------------------------------
 
@@ -312,81 +285,12 @@ class Api:
         return prepared, thresholds, skip == "skip"
 
     def review_answer(self, question) -> dict:
-        """The report of a review_question (asks the bot: call it under the bot's lock or
-        in the bot's thread)."""
+        """The report of a review_question (asks the bot: the server calls it in its bot
+        thread)."""
         from eval.review.report import review
         prepared, thresholds, skip = question
         return review("", self.bot, self.name, bot_plies(self.name), "", thresholds, skip,
                       max_turns=self.max_review_turns, prepared=prepared)
-
-    def review(self, body) -> dict:
-        """The review report of a /review body (``review_question``)."""
-        question = self.review_question(body)
-        with self._lock:
-            return self.review_answer(question)
-
-    def answer(self, target: str) -> tuple[int, dict]:
-        """(HTTP status, JSON object) for a request target such as ``/move?posid=...``, as
-        the server answers a GET of it (422 for a bad field, 404 an unknown path, 414 a
-        target over ``MAX_QUERY`` characters)."""
-        if len(target) > MAX_QUERY:
-            return 414, {"error": f"request longer than {MAX_QUERY} characters"}
-        parts = urlsplit(target)
-        query = parse_qs(parts.query, keep_blank_values=True)
-        routes = {"/": (self.index, ()), "/move": (self.move, MOVE_FIELDS),
-                  "/eval": (self.eval, EVAL_FIELDS),
-                  "/rollout": (self._roll_query, ROLLOUT_FIELDS)}
-        if parts.path not in routes:
-            return 404, {"error": f"no such endpoint {quote(parts.path)}; try /move, /eval "
-                                  f"or /rollout"}
-        function, fields = routes[parts.path]
-        try:
-            unknown = sorted(set(query) - set(fields))
-            if unknown:
-                raise BadRequest(f"unknown parameter {quote(unknown[0])}; {parts.path} takes "
-                                 f"{', '.join(fields) or 'none'}", unknown[0])
-            values = {}
-            for name in fields:
-                given = query.get(name, [])
-                if len(given) > 1:
-                    raise BadRequest(f"parameter {name!r} given {len(given)} times", name)
-                if given:
-                    values[name] = given[0]
-                elif name in ("posid", "dice"):
-                    raise BadRequest(f"missing parameter {name!r}", name)
-            return 200, function(**values)
-        except BadRequest as e:
-            return 422, error_body(str(e), e.field)
-
-    def _roll_query(self, posid: str, **text) -> dict:
-        """/rollout with its settings as query strings."""
-        values = {}
-        for name, raw in text.items():
-            if name in ("trials", "seed", "truncate"):
-                if not raw.strip().isascii() or not raw.strip().isdigit():
-                    raise BadRequest(f"parameter {name!r} is a whole number, got {quote(raw)}",
-                                     name)
-                values[name] = int(raw)
-            elif name == "efficiency":
-                try:
-                    values[name] = float(raw)
-                except ValueError:
-                    raise BadRequest(f"parameter 'efficiency' is a number from 0 to 1, got "
-                                     f"{quote(raw)}", name) from None
-                if not 0 <= values[name] <= 1:
-                    raise BadRequest(f"parameter 'efficiency' is a number from 0 to 1, got "
-                                     f"{quote(raw)}", name)
-            else:
-                word = raw.strip().lower()
-                if word not in _BOOLEANS:
-                    raise BadRequest(f"parameter {name!r} is true or false, got {quote(raw)}",
-                                     name)
-                values[name] = _BOOLEANS[word]
-        return self.roll_out(posid, **values)
-
-
-_BOOLEANS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False,
-             "on": True, "off": False}
 
 
 def error_body(message: str, field: str | None = None) -> dict:

@@ -26,7 +26,8 @@ from model.net import ValueNet
 from model.numpy_net import NumpyNet, load_bot_file
 from model.player import load_net_bot
 from train.config import _ABOVE_LOW, RANGES, Config, ConfigError, from_dict, load
-from train.trainer import Trainer, resume_payload
+from train.run_state import resume_payload
+from train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMMON = [sys.executable, "-m", "gammon.cli"]

@@ -1,16 +1,22 @@
-"""Answering many threads at once: ``gammon.batching.Batcher`` and the batched ranking
-behind serve-http's /move (``gammon.commands.hint.ranked_many``)."""
+"""Answering many requests at once: the server's batches of /move questions
+(``gammon.web.threads.AsyncBatcher``, the bot asked in its one thread), the batched ranking
+behind them (``eval.analysis.ranked_many``), and the real server answering concurrent /move
+requests as it answers each alone."""
 
+import asyncio
+import json
 import threading
+import urllib.request
 
 import numpy as np
+import pytest
 
 from engine.sample import from_random_play
-from eval.bots.registry import make_bot
-from gammon.batching import Batcher
 from eval.analysis import ranked, ranked_many
+from eval.bots.registry import make_bot
 from gammon.http_api import Api
 from gammon.positions import read_position
+from gammon.web.threads import AsyncBatcher, BotThread
 
 START = "4HPwATDgc/ABMA"
 
@@ -43,10 +49,32 @@ def _together(count: int, task) -> list:
     return out
 
 
-def test_each_thread_gets_its_own_answer_and_waiting_questions_share_a_call():
+def _asked(count: int, solve, most: int = 256) -> list:
+    """The questions 0 .. count-1 asked of an AsyncBatcher on one event loop, a millisecond
+    apart (so that some arrive while ``solve`` runs), ``solve`` called in a BotThread; the
+    answers, or the exceptions raised for them, in order."""
+    bot = BotThread("test bot")
+
+    async def ask_all():
+        batcher = AsyncBatcher(solve, bot, most)
+
+        async def one(i):
+            await asyncio.sleep(i * 0.001)
+            return await batcher.ask(i)
+
+        return await asyncio.gather(*(one(i) for i in range(count)), return_exceptions=True)
+
+    try:
+        return asyncio.run(ask_all())
+    finally:
+        bot.close()
+
+
+def test_each_question_gets_its_own_answer_and_waiting_questions_share_a_call():
     calls, inside = [], []
 
     def solve(questions):
+        assert threading.current_thread().name == "test bot"  # the bot's one thread
         inside.append(1)
         assert len(inside) == 1, "solve ran in two threads at once"
         calls.append(len(questions))
@@ -54,8 +82,7 @@ def test_each_thread_gets_its_own_answer_and_waiting_questions_share_a_call():
         inside.pop()
         return [q * q for q in questions]
 
-    batcher = Batcher(solve)
-    answers = _together(64, batcher.ask)
+    answers = _asked(64, solve)
     assert answers == [i * i for i in range(64)]
     assert sum(calls) == 64 and len(calls) < 64  # some questions answered together
 
@@ -68,7 +95,7 @@ def test_a_batch_is_never_larger_than_most():
         threading.Event().wait(0.005)
         return list(questions)
 
-    assert _together(40, Batcher(solve, most=3).ask) == list(range(40))
+    assert _asked(40, solve, most=3) == list(range(40))
     assert max(calls) <= 3 and sum(calls) == 40
 
 
@@ -79,7 +106,7 @@ def test_a_question_that_fails_fails_alone():
         threading.Event().wait(0.005)
         return [-q for q in questions]
 
-    answers = _together(30, Batcher(solve).ask)
+    answers = _asked(30, solve)
     assert isinstance(answers[13], ValueError) and str(answers[13]) == "thirteen"
     assert all(answers[i] == -i for i in range(30) if i != 13)
 
@@ -99,9 +126,21 @@ def test_ranked_many_ranks_each_position_as_ranked_does_alone():
     assert alone[1] == [] and sum(map(bool, alone)) > 120
 
 
-def test_api_answers_concurrent_moves_as_one_at_a_time():
-    api = Api(make_bot("pubeval"), "pubeval")
-    targets = [f"/move?posid={START}&dice={i % 6 + 1},{i // 6 % 6 + 1}" for i in range(36)]
-    alone = [api.answer(t) for t in targets]
-    together = _together(36, lambda i: api.answer(targets[i]))
-    assert together == alone
+def test_the_server_answers_concurrent_moves_as_one_at_a_time():
+    for module in ("fastapi", "uvicorn", "fastapi_offline"):
+        pytest.importorskip(module)
+    from gammon.web.server import WebServer
+    server = WebServer(Api(make_bot("pubeval"), "pubeval"), "127.0.0.1", 0).start()
+    base = f"http://127.0.0.1:{server.port}"
+
+    def get(i: int) -> tuple[int, dict]:
+        target = f"{base}/move?posid={START}&dice={i % 6 + 1},{i // 6 % 6 + 1}"
+        with urllib.request.urlopen(target, timeout=30) as reply:
+            return reply.status, json.loads(reply.read())
+
+    try:
+        alone = [get(i) for i in range(36)]
+        together = _together(36, get)
+    finally:
+        server.stop(grace=1.0)
+    assert together == alone and all(status == 200 for status, _ in alone)

@@ -1,7 +1,8 @@
-"""The JSON API of `gammon serve-http`: answers and validation (``gammon.http_api.Api``,
-without a socket), and the FastAPI server (``gammon.web``) over HTTP: GET and POST, the
-OpenAPI description validated and complete, the answers matching their declared models, the
-offline /docs page, rollouts as `gammon rollout --json` prints them."""
+"""The JSON API of `gammon serve-http`, asked of the real server (``gammon.web``: FastAPI on
+uvicorn, on a loopback socket): the answers and their validation, GET and POST, the OpenAPI
+description validated and complete, the answers matching their declared models
+(``gammon.web.schemas``), the offline /docs page, rollouts as `gammon rollout --json` prints
+them. Skipped without the web extra."""
 
 import json
 import re
@@ -13,9 +14,11 @@ import urllib.request
 
 import pytest
 
+from eval.analysis import analyze_cube, ranked
 from eval.bots.cube import probability_source
 from eval.bots.registry import make_bot
 from gammon.http_api import EVAL_FIELDS, MOVE_FIELDS, ROLLOUT_FIELDS, Api
+from gammon.positions import read_position
 from inprocess import gammon
 from model import checkpoint as ckpt
 from model.net import ValueNet
@@ -42,94 +45,14 @@ def pubeval_api():
     return Api(make_bot("pubeval"), "pubeval")
 
 
-# --- the answers, without a socket -------------------------------------------------------
-
-
-def test_move_ranks_every_legal_play(pubeval_api):
-    status, body = pubeval_api.answer(f"/move?posid={START}&dice=3,1")
-    assert status == 200 and body["dice"] == [3, 1] and len(body["plays"]) == 16
-    assert body["plays"][0]["play"] == "8/5 6/5" and body["plays"][0]["rank"] == 1
-
-
-def test_eval_gives_probabilities_and_the_cube_action(net_api):
-    status, body = net_api.answer(f"/eval?posid={START}")
-    assert status == 200
-    assert set(body["probabilities"]) == {"win", "win_gammon", "win_backgammon",
-                                          "lose_gammon", "lose_backgammon"}
-    assert body["action"] in ("no_double", "double", "too_good")
-    assert body["response"] in ("take", "pass", "beaver")
-
-
-@pytest.mark.parametrize("target, status, message, field", [
-    ("/move?posid=4HPwATDgc/ABM&dice=3,1", 422, "14 characters", "posid"),
-    (f"/move?posid={START}&dice=7,1", 422, "1 to 6", "dice"),
-    (f"/move?posid={START}", 422, "missing parameter 'dice'", "dice"),
-    (f"/move?posid={START}&posid={START}&dice=3,1", 422, "2 times", "posid"),
-    (f"/move?posid={START}&dice=3", 422, "two numbers", "dice"),
-    (f"/move?posid={START}&dice=3,1&die=3", 422, "unknown parameter 'die'", "die"),
-    (f"/rollout?posid={START}&trials=99999", 422, "1 to 1,296 trials", "trials"),
-    (f"/rollout?posid={START}&trials=x", 422, "whole number", "trials"),
-    (f"/rollout?posid={START}&seed=-1", 422, "whole number", "seed"),
-    (f"/rollout?posid={START}&truncate=10001&vr=false", 422, "truncation", "truncate"),
-    (f"/rollout?posid={START}&trials=5", 422, "variance reduction", "vr"),
-    (f"/rollout?posid={START}&vr=off&truncate=3", 422, "truncation", "truncate"),
-    (f"/rollout?posid={START}&vr=maybe", 422, "true or false", "vr"),
-    ("/rollout?posid=AAAAAAAAAAAAAA&vr=false", 422, "game is over", "posid"),
-    ("/nothing", 404, "no such endpoint", None),
-    ("/move?" + "x" * 3000, 414, "longer than", None),
-])
-def test_bad_requests_say_what_is_wrong(pubeval_api, target, status, message, field):
-    got, body = pubeval_api.answer(target)
-    assert got == status and message in body["error"], body
-    assert body.get("field") == field
-
-
-def test_eval_needs_a_bot_with_probabilities(pubeval_api):
-    status, body = pubeval_api.answer(f"/eval?posid={START}")
-    assert status == 422 and "no probabilities" in body["error"]
-
-
-def _without_seconds(answer: dict) -> dict:
-    return {k: v for k, v in answer.items() if k != "seconds"}
-
-
-@pytest.mark.parametrize("which, extra", [("pubeval", ["--no-vr"]),
-                                          ("net", ["--truncate", "10"]),
-                                          ("net", ["--truncate", "4", "--cubeful"])])
-def test_rollout_answers_as_gammon_rollout_json(which, extra, pubeval_api, net_api):
-    """The same JSON as the command, though the server plays the trials in chunks (100
-    trials: one chunk and a part). The tiny untrained net plays hundreds of plies a game:
-    its rollouts are truncated."""
-    api = pubeval_api if which == "pubeval" else net_api
-    run = gammon("rollout", START, "--trials", "100", "--seed", "7", "--bot", api.name,
-                 "--json", "--no-progress", *extra)
-    assert run.returncode == 0, run.stderr
-    expected = json.loads(run.stdout)
-    settings = {"trials": 100, "seed": 7, "vr": "--no-vr" not in extra,
-                "cubeful": "--cubeful" in extra}
-    if "--truncate" in extra:
-        settings["truncate"] = int(extra[extra.index("--truncate") + 1])
-    got = api.roll_out(START, **settings)
-    assert _without_seconds(got) == _without_seconds(expected)
-    assert got["seconds"] > 0 and list(got) == list(expected)
-
-
-def test_a_rollout_gets_a_fresh_seed_unless_given(pubeval_api):
-    a = pubeval_api.roll_out(START, trials=3, vr=False)
-    b = pubeval_api.roll_out(START, trials=3, vr=False, seed=a["settings"]["seed"])
-    assert _without_seconds(a) == _without_seconds(b)
-
-
-# --- the server over HTTP ----------------------------------------------------------------
-
-
 @pytest.fixture(scope="module")
 def web():
+    """(gammon.web.app, gammon.web.server, gammon.web.schemas), or the test skipped."""
     pytest.importorskip("fastapi")
     pytest.importorskip("uvicorn")
     pytest.importorskip("fastapi_offline")
-    from gammon.web import app, server
-    return app, server
+    from gammon.web import app, schemas, server
+    return app, server, schemas
 
 
 @pytest.fixture
@@ -145,6 +68,27 @@ def serve(web):
     yield start
     for server in started:
         server.stop(grace=1.0)
+
+
+def _served(web, api):
+    server = web[1].WebServer(api, "127.0.0.1", 0).start()
+    return server, f"http://127.0.0.1:{server.port}"
+
+
+@pytest.fixture(scope="module")
+def pubeval_base(web, pubeval_api):
+    """The base URL of a server of pubeval for the module's tests."""
+    server, base = _served(web, pubeval_api)
+    yield base
+    server.stop(grace=1.0)
+
+
+@pytest.fixture(scope="module")
+def net_base(web, net_api):
+    """The base URL of a server of the tiny net (a bot with probabilities)."""
+    server, base = _served(web, net_api)
+    yield base
+    server.stop(grace=1.0)
 
 
 def _get(url: str) -> tuple[int, dict]:
@@ -166,13 +110,105 @@ def _post(url: str, body) -> tuple[int, dict]:
         return e.code, json.loads(e.read())
 
 
-def test_a_real_server_answers_get_and_post(serve, net_api):
-    base = serve(net_api)
+# --- the answers and their validation ----------------------------------------------------
+
+
+def test_move_ranks_every_legal_play(pubeval_base):
+    status, body = _get(f"{pubeval_base}/move?posid={START}&dice=3,1")
+    assert status == 200 and body["dice"] == [3, 1] and len(body["plays"]) == 16
+    assert body["plays"][0]["play"] == "8/5 6/5" and body["plays"][0]["rank"] == 1
+
+
+def test_eval_gives_probabilities_and_the_cube_action(net_base):
+    status, body = _get(f"{net_base}/eval?posid={START}")
+    assert status == 200
+    assert set(body["probabilities"]) == {"win", "win_gammon", "win_backgammon",
+                                          "lose_gammon", "lose_backgammon"}
+    assert body["action"] in ("no_double", "double", "too_good")
+    assert body["response"] in ("take", "pass", "beaver")
+
+
+@pytest.mark.parametrize("target, status, message, field", [
+    ("/move?posid=4HPwATDgc/ABM&dice=3,1", 422, "14 characters", "posid"),
+    (f"/move?posid={START}&dice=7,1", 422, "1 to 6", "dice"),
+    (f"/move?posid={START}", 422, "missing parameter 'dice'", "dice"),
+    (f"/move?posid={START}&posid={START}&dice=3,1", 422, "2 times", "posid"),
+    (f"/move?posid={START}&dice=3", 422, "two numbers", "dice"),
+    (f"/move?posid={START}&dice=3,1&die=3", 422, "unknown parameter 'die'", "die"),
+    (f"/rollout?posid={START}&trials=99999", 422, "less than or equal to 1296", "trials"),
+    (f"/rollout?posid={START}&trials=x", 422, "valid integer", "trials"),
+    (f"/rollout?posid={START}&seed=-1", 422, "greater than or equal to 0", "seed"),
+    (f"/rollout?posid={START}&truncate=10001&vr=false", 422, "less than or equal to",
+     "truncate"),
+    (f"/rollout?posid={START}&trials=5", 422, "variance reduction", "vr"),
+    (f"/rollout?posid={START}&vr=off&truncate=3", 422, "truncation", "truncate"),
+    (f"/rollout?posid={START}&vr=maybe", 422, "valid boolean", "vr"),
+    ("/rollout?posid=AAAAAAAAAAAAAA&vr=false", 422, "game is over", "posid"),
+    ("/nothing", 404, "no such endpoint", None),
+    ("/move?" + "x" * 3000, 414, "longer than", None),
+])
+def test_bad_requests_say_what_is_wrong(pubeval_base, target, status, message, field):
+    got, body = _get(pubeval_base + target)
+    assert got == status and message in body["error"], body
+    assert body.get("field") == field
+
+
+def test_eval_needs_a_bot_with_probabilities(pubeval_base):
+    status, body = _get(f"{pubeval_base}/eval?posid={START}")
+    assert status == 422 and "no probabilities" in body["error"]
+
+
+def _without_seconds(answer: dict) -> dict:
+    return {k: v for k, v in answer.items() if k != "seconds"}
+
+
+@pytest.mark.parametrize("which, extra", [("pubeval", ["--no-vr"]),
+                                          ("net", ["--truncate", "10"]),
+                                          ("net", ["--truncate", "4", "--cubeful"])])
+def test_rollout_answers_as_gammon_rollout_json(which, extra, pubeval_api, net_api,
+                                                pubeval_base, net_base):
+    """The same JSON as the command, though the server plays the trials in chunks (100
+    trials: one chunk and a part). The tiny untrained net plays hundreds of plies a game:
+    its rollouts are truncated."""
+    api, base = (pubeval_api, pubeval_base) if which == "pubeval" else (net_api, net_base)
+    run = gammon("rollout", START, "--trials", "100", "--seed", "7", "--bot", api.name,
+                 "--json", "--no-progress", *extra)
+    assert run.returncode == 0, run.stderr
+    expected = json.loads(run.stdout)
+    settings = {"posid": START, "trials": 100, "seed": 7, "vr": "--no-vr" not in extra,
+                "cubeful": "--cubeful" in extra}
+    if "--truncate" in extra:
+        settings["truncate"] = int(extra[extra.index("--truncate") + 1])
+    status, got = _post(f"{base}/rollout", settings)
+    assert status == 200
+    assert _without_seconds(got) == _without_seconds(expected)
+    assert got["seconds"] > 0 and list(got) == list(expected)
+
+
+def test_a_rollout_gets_a_fresh_seed_unless_given(pubeval_base):
+    status, a = _get(f"{pubeval_base}/rollout?posid={START}&trials=3&vr=false")
+    assert status == 200
+    seed = a["settings"]["seed"]
+    status, b = _get(f"{pubeval_base}/rollout?posid={START}&trials=3&vr=false&seed={seed}")
+    assert status == 200 and _without_seconds(a) == _without_seconds(b)
+
+
+# --- GET and POST, the description, the docs, the threads, the limits --------------------
+
+
+def test_a_real_server_answers_get_and_post(net_base, net_api):
+    """The answers are the analysis library's: the plays as ``ranked`` gives them, the
+    position as ``analyze_cube`` does, whether asked by GET or by POST."""
+    base = net_base
     status, body = _get(f"{base}/move?posid={START}&dice=6,5")
-    assert status == 200 and body["plays"] and body == net_api.move(START, "6,5")
+    plays = ranked(net_api.bot, read_position(START), 6, 5)
+    assert status == 200 and body["plays"] and body == {
+        "posid": START, "dice": [6, 5], "bot": net_api.name,
+        "score": getattr(net_api.bot, "score_label", "score"), "plays": plays}
     assert _post(f"{base}/move", {"posid": START, "dice": "6-5"}) == (200, body)
+    analysis = analyze_cube(net_api.evaluate, read_position(RACE)[None])[0]
     assert _get(f"{base}/eval?posid={RACE}") == _post(f"{base}/eval", {"posid": RACE}) \
-        == (200, net_api.eval(RACE))
+        == (200, {"posid": RACE, "bot": net_api.name, **analysis})
     status, bad = _get(f"{base}/move?posid=x&dice=1,1")
     assert status == 422 and bad["field"] == "posid" and "14 characters" in bad["error"]
     status, bad = _post(f"{base}/move", {"posid": START, "dice": [3, 1]})
@@ -184,20 +220,19 @@ def test_a_real_server_answers_get_and_post(serve, net_api):
         in bad["error"]
 
 
-def test_a_real_server_rolls_out(serve, pubeval_api):
-    base = serve(pubeval_api)
+def test_a_real_server_rolls_out(pubeval_base):
+    base = pubeval_base
     query = f"posid={START}&trials=40&seed=3&vr=false"
     status, body = _get(f"{base}/rollout?{query}")
     assert status == 200 and body["trials"] == 40 and body["settings"]["bot"] == "pubeval"
     fields = {"posid": START, "trials": 40, "seed": 3, "vr": False}
     status, posted = _post(f"{base}/rollout", fields)
     assert status == 200 and _without_seconds(posted) == _without_seconds(body)
-    assert _without_seconds(body) == _without_seconds(pubeval_api.roll_out(**fields))
 
 
-def test_openapi_validates_and_lists_every_endpoint_and_field(serve, pubeval_api):
+def test_openapi_validates_and_lists_every_endpoint_and_field(pubeval_base):
     validate = pytest.importorskip("openapi_spec_validator").validate
-    base = serve(pubeval_api)
+    base = pubeval_base
     status, spec = _get(f"{base}/openapi.json")
     assert status == 200
     validate(spec)  # raises on an invalid description
@@ -228,20 +263,29 @@ def test_openapi_validates_and_lists_every_endpoint_and_field(serve, pubeval_api
     assert trials["schema"]["anyOf"][0] == {"type": "integer", "minimum": 1, "maximum": 1296}
 
 
-def test_answers_are_what_their_models_declare(web, serve, net_api, pubeval_api):
+def test_answers_are_what_their_models_declare(web, net_base, pubeval_base):
     """Every key of every answer is a field of its model (extra keys forbidden), so the
     docs describe every field the server sends."""
-    models = web[0]
-    for api in (net_api, pubeval_api):
+    models = web[2]
+
+    def answer(url: str, body: dict | None = None) -> dict:
+        status, got = _get(url) if body is None else _post(url, body)
+        assert status == 200, got
+        return got
+
+    for base in (net_base, pubeval_base):
         for posid, dice in ((START, "3,1"), (RACE, "6,6"), ("/wAAAAAAAAAAAA", "1,1")):
-            models.MoveAnswer.model_validate(api.move(posid, dice))
-        models.IndexAnswer.model_validate(api.index())
-        models.RolloutAnswer.model_validate(api.roll_out(START, trials=3, vr=False))
-    models.EvalAnswer.model_validate(net_api.eval(START))
-    models.RolloutAnswer.model_validate(net_api.roll_out(START, trials=1, truncate=2,
-                                                         cubeful=True))
-    models.ErrorAnswer.model_validate(pubeval_api.answer("/move?posid=x&dice=3,1")[1])
-    plays = net_api.move(START, "3,1")["plays"]
+            models.MoveAnswer.model_validate(answer(f"{base}/move?posid={posid}&dice={dice}"))
+        models.IndexAnswer.model_validate(answer(f"{base}/api"))
+        models.RolloutAnswer.model_validate(answer(f"{base}/rollout",
+                                                   {"posid": START, "trials": 3, "vr": False}))
+    models.EvalAnswer.model_validate(answer(f"{net_base}/eval?posid={START}"))
+    models.RolloutAnswer.model_validate(answer(f"{net_base}/rollout", {
+        "posid": START, "trials": 1, "truncate": 2, "cubeful": True}))
+    status, error = _get(f"{pubeval_base}/move?posid=x&dice=3,1")
+    assert status == 422
+    models.ErrorAnswer.model_validate(error)
+    plays = answer(f"{net_base}/move?posid={START}&dice=3,1")["plays"]
     assert {"probabilities", "cubeless_equity"} <= set(plays[0])
 
 

@@ -17,7 +17,8 @@ from model.net import ValueNet
 from model.player import load_net_bot
 from model.policy import NetEvaluator
 from train.config import ConfigError, check_variant, from_dict
-from train.trainer import Trainer, resume_payload
+from train.run_state import resume_payload
+from train.trainer import Trainer
 
 from test_train import small
 

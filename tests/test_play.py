@@ -17,7 +17,7 @@ from engine.game import new_games
 from eval.bots.simple import PubevalBot
 from eval.bots.registry import make_bot
 from gammon.console import Console, EndOfInput
-from gammon.session import Session, _GameOver
+from gammon.session import Session
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,6 +262,25 @@ def test_board_and_resign_before_the_opening_roll_explain_themselves():
     assert "Opening roll: you 3, pubeval 1" in console.text
 
 
+def test_resign_before_the_opening_roll_of_a_later_game_resigns_nothing():
+    """--manual-dice: after a game ends, 'resign' at the next opening roll is answered as
+    before the first (it used to resign the finished game's position, and a resignation
+    the bot accepted there crashed the session)."""
+    typed = iter(["6 2", "resign", "y", "y", "resign", "5 3"])
+
+    def respond(prompt):
+        if prompt.startswith(("Opening roll", "Your play", "Resign", "Another game")):
+            return next(typed, None)
+        return None  # then the end of input
+
+    session, console = _session(respond, manual=True)
+    assert session.run() == 0
+    assert "You resign: pubeval wins" in console.text
+    assert console.text.count("nothing to resign yet") == 1
+    assert "Opening roll: you 5, pubeval 3" in console.text
+    assert len(session.match.games) == 2 and session.match.games[1].winner is None
+
+
 class _Gammonish(PubevalBot):
     """pubeval's plays with an evaluator that sees the player on roll losing a gammon 85%
     of the time: a bot with probabilities that the person resigning must pay well."""
@@ -324,8 +343,8 @@ def test_resign_levels_follow_the_position():
     session.match.games.append(session.game)
     session.state = new_games(session.variant, [0])  # the person (seat 0) on roll
     session.state.boards[0] = board
-    with pytest.raises(_GameOver):  # pubeval accepts what it could win at most
-        session.resign()
+    session.resign()  # pubeval accepts what it could win at most: the game is over
+    assert session.game_over
     assert asked[0] == "Resign a single game (1 point) to pubeval? [y/N]> "
     assert (session.game.winner, session.game.points) == (1, 1)
 

@@ -19,6 +19,7 @@ from engine.game import play
 from engine.outcomes import equity
 from engine.rules import VARIANTS, variant
 from eval.analysis import RolloutSettings as Settings, rollout
+from eval.analysis import rollout_players, rollout_trials
 from eval.analysis.rollout_dice import BLOCK, TrialDice, roll_index
 from eval.bots.registry import make_bot
 from eval.reports.rollout_check import exact_race_values, sample_races
@@ -84,7 +85,7 @@ def test_reruns_batches_and_refills_give_the_same_numbers(net, contact, monkeypa
     together = rollout(net, contact[:2], s)
     again = rollout(net, contact[:2], s)
     alone = [rollout(net, contact[i:i + 1], s, keys=[i])[0] for i in range(2)]
-    monkeypatch.setattr(ro, "CAPACITY", 7)  # few slots: finished trials refilled all along
+    monkeypatch.setattr(rollout_trials, "CAPACITY", 7)  # few slots: refilled all along
     refilled = rollout(net, contact[:2], s)
     for a, b, c, d in zip(together, again, alone, refilled):
         for r in (b, c, d):
@@ -96,18 +97,30 @@ def test_reruns_batches_and_refills_give_the_same_numbers(net, contact, monkeypa
 
 
 @pytest.mark.parametrize("name", ["standard", "nuclear", "caucasian"])
-def test_the_variance_reductions_best_play_is_the_bots_play(name, monkeypatch):
+def test_the_variance_reductions_best_play_is_the_bots_play(name):
     """A 0-ply net's play is read off the 21 rolls' best plays: the same trials as asking
     the bot (the game loop's play_turn) every turn."""
     bot = make_bot("net:", 1, name)
     board = variant(name).start_board()[None]
     s = Settings(trials=6, seed=2, vr=True, variant=name)
-    assert ro.plays_like_lookahead(bot, bot.evaluator)
+    assert ro.net_plays(bot, bot.evaluator, bot.evaluator.rules, match=False) is not None
     quick = rollout(bot, board, s)[0]
-    monkeypatch.setattr(ro, "SHORTCUT", False)
-    asked = rollout(bot, board, s)[0]
+    asked = rollout(bot, board, s, ask_bot=True)[0]
     assert np.array_equal(quick.outcomes, asked.outcomes)
     assert np.array_equal(quick.plies, asked.plies)
+
+
+def test_only_a_zero_ply_nets_money_plays_are_worked_out(net):
+    """``net_plays``: the caller's default choice of the play path, NetPlays for a 0-ply net
+    (its cube heads aside) in money play, the bot asked for any other."""
+    s = Settings(cubeful=True)
+    rules = s.rules
+    assert isinstance(ro.net_plays(ro.cube_player(net, s), net.evaluator, rules, False),
+                      ro.NetPlays)
+    assert ro.net_plays(net, net.evaluator, rules, match=True) is None
+    deeper = make_bot("net:@1")
+    assert ro.net_plays(deeper, deeper.evaluator, rules, False) is None
+    assert ro.net_plays(make_bot("pubeval"), None, rules, False) is None
 
 
 @pytest.mark.parametrize("name", ["standard", "caucasian"])
@@ -122,19 +135,19 @@ def test_plain_rollouts_play_each_game_as_the_bot_does(name, net, monkeypatch):
     race[[1, 2, 3, 5, 8]], race[[24, 22, 20, 17]] = (3, 3, 3, 3, 2), (-4, -4, -4, -3)
     boards = np.stack([variant(name).start_board(), race])
     s = Settings(trials=72, seed=4, vr=False, truncate=14, variant=name)
-    assert ro.Trials(bot, bot.evaluator, ro.make_roots(boards), s).plays_itself
+    plays = ro.net_plays(bot, bot.evaluator, s.rules, match=False)
+    assert ro.Trials(bot, bot.evaluator, ro.make_roots(boards), s, plays=plays).plays_itself
     calls = []
 
     def counted(rows):
         first, inverse = distinct_rows(rows)
         calls.append((len(rows), len(first)))
         return first, inverse
-    monkeypatch.setattr(ro, "distinct_rows", counted)
+    monkeypatch.setattr(rollout_players, "distinct_rows", counted)
     quick = rollout(bot, boards, s)
     assert calls[0] == (2 * 72, 2 * 21)  # the first rolls of 144 trials: 21 games a board
-    monkeypatch.setattr(ro, "SHORTCUT", False)
     with blas_threads(2):  # NumPy's BLAS threads change no number either
-        asked = rollout(bot, boards, s)
+        asked = rollout(bot, boards, s, ask_bot=True)
     for a, b in zip(quick, asked):
         assert np.array_equal(a.outcomes, b.outcomes) and np.array_equal(a.plies, b.plies)
     rows = np.array([[1, 2, 3], [1, 2, 3], [0, 2, 3]], dtype=np.int8)  # any width up to 32

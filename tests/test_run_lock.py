@@ -25,7 +25,8 @@ from engine import files
 from engine.files import LOCK_NAME, DirectoryInUse, WriteError, lock_directory, lock_holder
 from inprocess import gammon
 from tiny_run import tiny_config
-from train.trainer import Trainer, resume_payload
+from train.run_state import resume_payload
+from train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMMON = [sys.executable, "-m", "gammon.cli"]

@@ -497,10 +497,10 @@ def test_a_plus_sent_as_a_space_is_read_as_a_plus(api):
     with http_server(api) as (server, port):
         plain = _http(port, _get(f"/move?posid={PLUS_POSID}&dice=3,1"))  # '+' -> ' '
         encoded = _http(port, _get(f"/move?posid={PLUS_POSID.replace('+', '%2B')}&dice=3,1"))
+        short = _http(port, _get("/move?posid=otfBATDQ6+ABM&dice=3,1"))  # one too short
     assert plain[0] == encoded[0] == 200 and plain[2] == encoded[2]
     assert plain[2]["posid"] == PLUS_POSID
-    status, body = api.answer("/move?posid=otfBATDQ6+ABM&dice=3,1")
-    assert status == 422 and "%2B" in body["error"]
+    assert short[0] == 422 and "%2B" in short[2]["error"] and short[2]["field"] == "posid"
 
 
 class _SlowBigApi(Api):

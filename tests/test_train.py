@@ -13,8 +13,9 @@ import torch
 
 from model.encoding import encoder
 from train.config import Config, ConfigError, from_dict, load
+from train.run_state import resume_payload
 from train.step import FUSED_ADAM
-from train.trainer import Trainer, resume_payload
+from train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMMON = [sys.executable, "-m", "gammon.cli"]

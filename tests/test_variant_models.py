@@ -15,7 +15,8 @@ from engine.rules.plakoto import read_position
 from model.encoding import check_encoding, classic, nuclear, plakoto
 from model.net import ValueNet
 from train.config import Config, ConfigError, load
-from train.trainer import Trainer, start_from
+from train.trainer import Trainer
+from train.warm_start import start_from
 
 from test_cli import gammon as gammon_process
 from test_cli_plakoto import gammon

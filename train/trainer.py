@@ -1,8 +1,10 @@
 """A training run, top to bottom: self-play, TD(lambda) targets, batched updates, evaluation
 against pubeval, TensorBoard scalars, atomic checkpoints and exact resume.
 
-Also the run directory's rules (``run_files``, ``clear_run``, ``remove_stale_tmp``) and the
-checks of a checkpoint's training state before a run resumes from it (``resume_payload``).
+Its neighbours, one job each: ``train.warm_start`` (the networks start from a model file's
+weights), ``train.measure`` (the games against pubeval), ``train.run_state`` (a checkpoint's
+training state: what it holds, its checks before a resume, its restore) and
+``train.run_dir`` (the files that make a directory a run's).
 
 Every file of the run is written by ``engine.files``: whole or not at all, a failure being
 one ``WriteError``. A run that cannot write its checkpoint (or its evaluations) stops with
@@ -12,13 +14,10 @@ train on.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 import signal
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ import torch
 
 from engine.bearoff import settled
 from engine.board import flip
-from engine.files import WriteError, append_line, remove_temporaries, write_atomic
+from engine.files import WriteError, append_line, write_atomic
 from engine.outcomes import flip_outcomes
 from engine.phase import PHASES, classify
 from engine.rules import variant as get_variant
@@ -37,10 +36,15 @@ from model.net import ValueNet
 from model.policy import NetEvaluator, NetPolicy
 
 from .actors import ActorError
-from .config import Config, ConfigError, check_stages, check_variant, from_dict
+from .config import Config, check_stages, check_variant
+from .measure import evaluate_vs_pubeval
+from .run_dir import clear_run, remove_stale_tmp, run_files  # noqa: F401 (re-exported)
+from .run_state import Counters, restore, training_state
+from .run_state import resume_payload  # noqa: F401 (re-exported)
 from .selfplay import SelfPlay
 from .step import FlatStep
 from .td import lambda_returns
+from .warm_start import start_from
 
 
 def pick_device(name: str) -> torch.device:
@@ -50,87 +54,6 @@ def pick_device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise ValueError("device cuda was asked for, but torch sees no CUDA device")
     return torch.device(name)
-
-
-@dataclass
-class Counters:
-    """Progress of a run, saved in checkpoints."""
-
-    games: int = 0
-    positions: int = 0
-    updates: int = 0
-    next_eval: int = 0
-    next_checkpoint: int = 0
-    seconds: float = 0.0
-    history: list = field(default_factory=list)  # evaluations: dicts, one per evaluation
-
-
-def eval_opponent(variant: str) -> str:
-    """The bot a run is measured against: pubeval, which reads the 26 cells of every
-    variant but Plakoto (pins are not in its inputs); Plakoto's runs meet ``random``."""
-    return "random" if get_variant(variant).position_format == "plakoto" else "pubeval"
-
-
-def evaluate_vs_pubeval(bot, games: int, seed: int, variant: str) -> dict:
-    """Paired cubeless games of ``bot`` against pubeval (``eval_opponent``: another bot for
-    Plakoto) through ``eval.playing.match.run_match``, the one paired-dice runner: wins and points
-    per game of ``bot``, the 95% interval from the per-pair means."""
-    from eval.bots.simple import PubevalBot, RandomBot
-    from eval.playing.match import run_match
-    name = eval_opponent(variant)
-    opponent = RandomBot(seed) if name == "random" else PubevalBot(get_variant(variant).checkers)
-    if "bomb" in get_variant(variant).extra_state:  # Nuclear: pubeval detonates by rule
-        from eval.bots.nuclear import with_bomb
-        opponent = with_bomb(opponent)
-    r = run_match(bot, opponent, 2 * max(1, games // 2), seed, variant, progress=False)
-    return {"opponent": name, "games": r.games, "win_rate": r.rate(r.wins_a), "ppg": r.ppg_a,
-            "ppg_ci95": r.ppg_a_ci95, "gammon_rate": r.rate(r.gammons_a),
-            "gammon_rate_against": r.rate(r.gammons_b), "plies_per_game": r.plies_per_game}
-
-
-# the leading input units two encodings share (the classic 198), by pair of names
-_CLASSIC_FIRST = ("classic", "expert", "advanced", "nuclear")  # the classic 198 units first
-_SHARED_UNITS = {(a, b): 198 for a in _CLASSIC_FIRST for b in _CLASSIC_FIRST if a != b}
-
-
-def start_from(nets: dict[str, tuple[ValueNet, str]], path: str) -> None:
-    """Load the weights of the model file ``path`` into ``nets`` (``model.init``), by
-    phase ("main" and the other phases, each (network, encoding)): each network starts from
-    the file's network of its phase, and stays random where the file has none (a race
-    network started from a one-network file). The same hidden sizes and activation are
-    required; when the encodings differ, the first layer's weights of the input units both
-    share (the classic 198) are copied and the others are zero. ConfigError says what does
-    not fit."""
-    from model.checkpoint import CheckpointError, build_net, build_phases, load
-    try:
-        payload = load(path)
-        sources = {"main": (build_net(payload, path), payload["model"]["encoding"]),
-                   **build_phases(payload, path)}
-    except (CheckpointError, OSError) as e:
-        raise ConfigError(f"model.init: {e}") from None
-    for phase, (net, encoding) in nets.items():
-        if phase in sources:
-            _copy_weights(net, encoding, *sources[phase], path, phase)
-
-
-def _copy_weights(net: ValueNet, encoding: str, source: ValueNet, source_encoding: str,
-                  path: str, phase: str) -> None:
-    """``net`` (of ``encoding``) takes the weights of ``source`` (``start_from``)."""
-    which = "" if phase == "main" else f"its {phase} network "
-    if (tuple(source.hidden), source.activation) != (tuple(net.hidden), net.activation):
-        raise ConfigError(f"model.init: {path} {which}has hidden {list(source.hidden)} "
-                          f"{source.activation}, the config asks for {list(net.hidden)} "
-                          f"{net.activation}")
-    state = source.state_dict()
-    if source_encoding != encoding:
-        shared = _SHARED_UNITS.get((source_encoding, encoding))
-        if shared is None:
-            raise ConfigError(f"model.init: {path} {which}is a {source_encoding} net; a "
-                              f"{encoding} net cannot start from it")
-        first = torch.zeros_like(net.layers[0].weight)
-        first[:, :shared] = state["layers.0.weight"][:, :shared]
-        state["layers.0.weight"] = first
-    net.load_state_dict(state)
 
 
 class Trainer:
@@ -191,7 +114,10 @@ class Trainer:
         self.resumed = resume is not None
         self.pool = None  # self-play actors (``use_actors``); None: self-play here
         if resume is not None:
-            self._restore(resume)
+            self.counters, self.pending_states, self.pending_targets = restore(
+                resume, self.source, self.net, self.phases, self.optimizer, self.rng,
+                self.selfplay)
+            self.evaluator.invalidate()
             self.saved_games = self.counters.games
             self.last_checkpoint = Path(source) if source is not None else None
 
@@ -515,325 +441,12 @@ class Trainer:
         WriteError when one cannot be written (the previous file stays as it was)."""
         cfg = self.config
         model = self._model_payload()
-        state = {
-            **model,
-            "config": cfg.to_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "counters": json.dumps(self.counters.__dict__),
-            "rng": json.dumps(self.rng.bit_generator.state),
-            "selfplay": {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v
-                         for k, v in self.selfplay.state_dict().items()},
-            "pending_states": torch.from_numpy(np.concatenate(self.pending_states)
-                                               if self.pending_states
-                                               else np.zeros((0, 26), np.int8)),
-            "pending_targets": torch.from_numpy(np.concatenate(self.pending_targets)
-                                                if self.pending_targets
-                                                else np.zeros((0, 6), np.float32)),
-        }
+        state = {**model, "config": cfg.to_dict(),
+                 **training_state(self.optimizer, self.counters, self.rng, self.selfplay,
+                                  self.pending_states, self.pending_targets)}
         ckpt.save(self.out / "checkpoint.pt", state)
         self.last_checkpoint, self.saved_games = self.out / "checkpoint.pt", self.counters.games
         ckpt.save(self.out / "model.pt", {**model, "config": cfg.to_dict(),
                                           "results": json.dumps(self.counters.history)})
         if self._evaluations_behind:
             self._write_evaluations()
-
-    def _restore(self, payload: dict) -> None:
-        """Continue from a checkpoint's payload (checked by ``resume_payload``); anything
-        that still does not fit is a CheckpointError naming ``self.source`` and the part."""
-        def tensors_to_arrays(state):
-            return {k: v.numpy() if isinstance(v, torch.Tensor) else v
-                    for k, v in state.items()}
-
-        def pending(name):
-            array = payload[name].numpy()
-            return [array.copy()] if len(array) else []
-
-        steps = [
-            ("state_dict", lambda: self.net.load_state_dict(payload["state_dict"])),
-            *((f"phases.{name}", lambda name=name, net=net: net.load_state_dict(
-                payload["phases"][name]["state_dict"])) for name, (net, _) in
-              self.phases.items()),
-            ("optimizer", lambda: self._load_optimizer(payload["optimizer"])),
-            ("counters", lambda: setattr(self, "counters",
-                                         Counters(**json.loads(payload["counters"])))),
-            ("rng", lambda: setattr(self.rng.bit_generator, "state",
-                                    json.loads(payload["rng"]))),
-            ("selfplay", lambda: self.selfplay.load_state_dict(
-                tensors_to_arrays(payload["selfplay"]))),
-            ("pending_states", lambda: setattr(self, "pending_states",
-                                               pending("pending_states"))),
-            ("pending_targets", lambda: setattr(self, "pending_targets",
-                                                pending("pending_targets"))),
-        ]
-        for part, step in steps:
-            try:
-                step()
-            except (KeyError, TypeError, ValueError, RuntimeError, AttributeError,
-                    IndexError, OverflowError, RecursionError) as e:
-                raise ckpt.CheckpointError(f"{self.source}: damaged training state: {part} "
-                                           f"({_reason(e)})") from None
-        self.evaluator.invalidate()
-
-    def _load_optimizer(self, state: dict) -> None:
-        """Adam's state, refused unless every moment matches its parameter and is finite."""
-        self.optimizer.load_state_dict(state)
-        for group in self.optimizer.param_groups:
-            for key in ("lr", "eps", "weight_decay"):
-                value = group.get(key, 0.0)
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                        not math.isfinite(value) or value < 0:
-                    raise ValueError(f"{key} is {_short(value)}")
-            betas = group.get("betas", (0.9, 0.999))
-            if not isinstance(betas, (list, tuple)) or len(betas) != 2 or not all(
-                    isinstance(b, (int, float)) and not isinstance(b, bool) and 0 <= b < 1
-                    for b in betas):
-                raise ValueError(f"betas are {_short(betas)}")
-            for key in ("amsgrad", "maximize", "foreach", "capturable", "differentiable",
-                        "fused"):
-                if group.get(key) not in (None, True, False):
-                    raise ValueError(f"{key} is {_short(group.get(key))}")
-            if group.get("fused") or group.get("capturable"):
-                raise ValueError("fused or capturable Adam is not what training uses")
-        for param in self.net.parameters():
-            state_ = self.optimizer.state.get(param, {})
-            for key in ("exp_avg", "exp_avg_sq"):
-                if key in state_:
-                    value = state_[key]
-                    if not isinstance(value, torch.Tensor) or value.shape != param.shape:
-                        raise ValueError(f"{key} does not match its parameter's shape "
-                                         f"{tuple(param.shape)}")
-                    if not bool(torch.isfinite(value).all()):
-                        raise ValueError(f"{key} holds NaN or infinite values")
-            if "step" in state_:
-                step = state_["step"]
-                step = float(step) if not isinstance(step, torch.Tensor) or step.numel() == 1 \
-                    else math.nan
-                if not math.isfinite(step) or step < 0:
-                    raise ValueError("a step count is not a finite count")
-        known = set(self.optimizer.param_groups[0]["params"]) if self.optimizer.param_groups \
-            else set()
-        if any(not isinstance(k, torch.Tensor) or k not in known
-               for k in self.optimizer.state):
-            raise ValueError("state for parameters the network does not have")
-
-
-def _reason(e: BaseException, limit: int = 120) -> str:
-    """The first line of an exception's message, cut short; its type when it has none."""
-    text = str(e).strip()
-    if isinstance(e, KeyError) and e.args:
-        text = f"no {_short(e.args[0], 40)}"
-    text = text.splitlines()[0] if text else type(e).__name__
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _short(value, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-# --- resuming: the checkpoint's training state, checked before anything is built -------------
-
-def resume_payload(path) -> tuple[Config, dict]:
-    """The config and state of a run checkpoint, refused with a reason when unusable.
-
-    Beyond ``model.checkpoint.load`` (the file, the network, finite weights): the config is a
-    valid one for this network, the counters, generator state, self-play state and pending
-    samples have the types, keys, shapes and ranges a run writes. What only the restore
-    itself can check (shapes against the config, the optimizer's moments) is checked by
-    ``Trainer`` (CheckpointError naming its ``source``).
-    """
-    payload = ckpt.load(path)
-    for key in ("config", "optimizer", "selfplay", "rng", "counters"):
-        if key not in payload:
-            raise ckpt.CheckpointError(f"{path}: a model file, not a run checkpoint "
-                                       f"(no {key!r}); resume from the run's checkpoint.pt")
-    if not isinstance(payload["config"], dict):
-        raise ckpt.CheckpointError(f"{path}: damaged training state: its config is a "
-                                   f"{type(payload['config']).__name__}, not a table")
-    try:
-        config = from_dict(payload["config"])
-    except ConfigError as e:
-        raise ckpt.CheckpointError(f"{path}: damaged training state: its config: {e}") \
-            from None
-    spec, m = payload["model"], config.model
-    described = (spec["encoding"], list(spec["hidden"]), spec["activation"], spec["variant"])
-    configured = (m.encoding, list(m.hidden), m.activation, config.train.variant)
-    if described != configured:
-        raise ckpt.CheckpointError(
-            f"{path}: damaged training state: its network is {_short(described)}, its "
-            f"config asks for {_short(configured)} (encoding, hidden, activation, variant)")
-    for check in (_check_counters, _check_rng, _check_optimizer, _check_selfplay,
-                  _check_pending):
-        reason = check(payload)
-        if reason:
-            raise ckpt.CheckpointError(f"{path}: damaged training state: {reason}")
-    return config, payload
-
-
-def _json_text(payload: dict, key: str):
-    """(value, None) for a JSON text entry, or (None, reason)."""
-    text = payload[key]
-    if not isinstance(text, str):
-        return None, f"{key} is a {type(text).__name__}, not JSON text"
-    try:
-        return json.loads(text), None
-    except RecursionError:
-        return None, f"{key} is JSON nested too deeply"
-    except ValueError as e:
-        return None, f"{key} is not JSON ({_reason(e, 60)})"
-
-
-def _is_count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
-        math.isfinite(value)
-
-
-def _check_counters(payload: dict) -> str | None:
-    counters, reason = _json_text(payload, "counters")
-    if reason:
-        return reason
-    if not isinstance(counters, dict):
-        return f"counters is a JSON {type(counters).__name__}, not an object"
-    fields = [f.name for f in dataclasses.fields(Counters)]
-    unknown = [k for k in counters if k not in fields]
-    if unknown:
-        return f"counters has unknown keys {_short(unknown)}; valid: {', '.join(fields)}"
-    missing = [k for k in fields if k not in counters]
-    if missing:
-        return f"counters lacks {', '.join(missing)}"
-    for key in ("games", "positions", "updates", "next_eval", "next_checkpoint"):
-        if not _is_count(counters[key]):
-            return f"counters.{key} is {_short(counters[key])}, not a count"
-    if not _is_number(counters["seconds"]) or counters["seconds"] < 0:
-        return f"counters.seconds is {_short(counters['seconds'])}, not a duration"
-    history = counters["history"]
-    if not isinstance(history, list):
-        return f"counters.history is {_short(history)}, not a list of evaluations"
-    for i, entry in enumerate(history):
-        if not isinstance(entry, dict) or not _is_count(entry.get("games_trained")) or not all(
-                _is_number(entry.get(k)) for k in ("games", "win_rate", "ppg", "ppg_ci95")):
-            return (f"counters.history[{i}] is {_short(entry)}, not an evaluation "
-                    "(games_trained, games, win_rate, ppg, ppg_ci95)")
-    return None
-
-
-def _check_rng(payload: dict) -> str | None:
-    state, reason = _json_text(payload, "rng")
-    if reason:
-        return reason
-    try:
-        np.random.PCG64().state = state
-    except (KeyError, TypeError, ValueError, OverflowError) as e:
-        return f"rng is not a generator state ({_reason(e, 60)})"
-    return None
-
-
-def _check_optimizer(payload: dict) -> str | None:
-    state = payload["optimizer"]
-    if not isinstance(state, dict) or not isinstance(state.get("state"), dict) or \
-            not isinstance(state.get("param_groups"), list):
-        return "optimizer is not an optimizer's state (state and param_groups)"
-    for value in state["state"].values():
-        if not isinstance(value, dict):
-            return f"optimizer state entry {_short(value)} is not a table"
-        for key, tensor in value.items():
-            if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and \
-                    not bool(torch.isfinite(tensor).all()):
-                return f"optimizer {key} holds NaN or infinite values"
-    return None
-
-
-MAX_CELL = 15 + 64  # a cell's largest value: 15 checkers and a folded bomb (model.encoding)
-
-_SELFPLAY_ARRAYS = {  # key: (the dtype kind it must have, what it is)
-    "boards": ("i", "positions"), "seat": ("i", "seats"), "fresh": ("b", "flags"),
-    "start": ("i", "plies"), "hist_states": ("i", "positions"),
-    "hist_values": ("f", "probabilities")}
-
-
-def _check_selfplay(payload: dict) -> str | None:
-    state = payload["selfplay"]
-    if not isinstance(state, dict):
-        return f"selfplay is a {type(state).__name__}, not a table"
-    missing = [k for k in (*_SELFPLAY_ARRAYS, "now", "rng") if k not in state]
-    if missing:
-        return f"selfplay lacks {', '.join(missing)}"
-    for key, (kind, what) in _SELFPLAY_ARRAYS.items():
-        value = state[key]
-        if not isinstance(value, torch.Tensor):
-            return f"selfplay.{key} is a {type(value).__name__}, not a tensor of {what}"
-        if value.numpy().dtype.kind != kind:
-            return f"selfplay.{key} is {value.dtype}, not a tensor of {what}"
-    if not _is_count(state["now"]):
-        return f"selfplay.now is {_short(state['now'])}, not a count"
-    if not isinstance(state["rng"], str):
-        return f"selfplay.rng is a {type(state['rng']).__name__}, not JSON text"
-    for key in ("boards", "hist_states"):  # 15 checkers, with a pin (31) or the bomb (79)
-        if state[key].numel() and (int(state[key].min()) < -MAX_CELL
-                                   or int(state[key].max()) > MAX_CELL):
-            return f"selfplay.{key} holds values no position has"
-    start = state["start"]
-    if start.numel() and (int(start.min()) < 0 or int(start.max()) > state["now"]):
-        return "selfplay.start holds plies outside 0..now"
-    if not bool(torch.isfinite(state["hist_values"]).all()):
-        return "selfplay.hist_values holds NaN or infinite values"
-    return None
-
-
-def _check_pending(payload: dict) -> str | None:
-    for key, width_, kind in (("pending_states", 26, "i"), ("pending_targets", 6, "f")):
-        value = payload.get(key)
-        if not isinstance(value, torch.Tensor) or value.dim() != 2 or \
-                value.shape[1] != width_ or value.numpy().dtype.kind != kind:
-            got = (f"{value.dtype} of shape {tuple(value.shape)}"
-                   if isinstance(value, torch.Tensor) else f"a {type(value).__name__}")
-            return f"{key} is {got}, not (N, {width_}) {'integers' if kind == 'i' else 'floats'}"
-    if len(payload["pending_states"]) != len(payload["pending_targets"]):
-        return "pending_states and pending_targets differ in length"
-    if not bool(torch.isfinite(payload["pending_targets"]).all()):
-        return "pending_targets holds NaN or infinite values"
-    return None
-
-
-# --- the run directory ------------------------------------------------------------------------
-
-RUN_FILES = ("checkpoint.pt", "model.pt", "evaluations.jsonl")
-"""The files that make a directory a run's (with TensorBoard's event files)."""
-
-
-def run_files(out: str | Path) -> list[Path]:
-    """The files of a run in ``out``: checkpoint.pt, model.pt, evaluations.jsonl and
-    TensorBoard event files (in ``out/tensorboard`` or ``out`` itself)."""
-    out = Path(out)
-    if not out.is_dir():
-        return []
-    found = [out / name for name in RUN_FILES if (out / name).is_file()]
-    for folder in (out, out / "tensorboard"):
-        if folder.is_dir():
-            found += sorted(p for p in folder.glob("events.out.tfevents.*") if p.is_file())
-    return found
-
-
-def remove_stale_tmp(out: str | Path) -> list[Path]:
-    """Remove the temporary files an interrupted atomic save left behind (``kill -9``
-    between writing and renaming): ``checkpoint.pt.*.tmp``, ``model.pt.*.tmp``,
-    ``evaluations.jsonl.*.tmp``. Returns what was removed."""
-    return remove_temporaries(out, RUN_FILES)
-
-
-def clear_run(out: str | Path) -> list[Path]:
-    """Delete a run's files from ``out`` (``--overwrite``): those of ``run_files`` and stale
-    temporary files; the tensorboard folder too when it is left empty. Other files stay."""
-    out = Path(out)
-    removed = run_files(out)
-    for p in removed:
-        p.unlink(missing_ok=True)
-    removed += remove_stale_tmp(out)
-    board = out / "tensorboard"
-    if board.is_dir() and not any(board.iterdir()):
-        board.rmdir()
-    return removed

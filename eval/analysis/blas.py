@@ -1,4 +1,5 @@
-"""NumPy's BLAS threads, for the rollouts' one thread (``eval.analysis.rollouts.one_thread``).
+"""NumPy's BLAS threads, for the rollouts' one thread
+(``eval.analysis.rollout_trials.one_thread``).
 
 NumPy's matrix products (``probs @ OUTCOME_POINTS`` over every play, the shot counts'
 weighted sums) run in the OpenBLAS that NumPy ships, which starts a thread per core for a

@@ -1,4 +1,4 @@
-"""The C heap kept warm while a rollout's trials run (``eval.analysis.rollouts.Trials``).
+"""The C heap kept warm while a rollout's trials run (``eval.analysis.rollout_trials.Trials``).
 
 A rollout of many positions at once works on arrays of a few megabytes (the features of
 60,000 afterstates a turn, each seen from both sides), made and freed hundreds of times a

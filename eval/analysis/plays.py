@@ -55,7 +55,12 @@ def flip_five(p5: np.ndarray) -> np.ndarray:
 
 def play_probabilities(bot, plays, rules) -> np.ndarray | None:
     """The five probabilities (K, 5) of each play for the player who made it, or None for
-    a bot that estimates none. A play that ends the game is valued by its result."""
+    a bot that estimates none. A play that ends the game is valued by its result.
+
+    A net's come from its own look-ahead; another source's (gnubg's five, float64) by the
+    perspective rule of ``engine.outcomes.after_play`` written out here in float64:
+    after_play works in six float32 outcomes, which would change the last bits (up to
+    5e-8) of nine plays in ten, and would show gnubg the finished games too."""
     source = probability_source(bot)
     if source is None:
         return None

@@ -23,25 +23,32 @@ import numpy as np
 
 from eval.bots.cube import probability_source
 
-from .rollouts import (CAPACITY, Result, Roots, Settings, Trials, cube_player, make_roots,
-                       rollout)
 from .rollout_dice import BLOCK
+from .rollout_players import cube_player, net_plays
+from .rollout_roots import Roots, make_roots
+from .rollout_settings import Settings
+from .rollout_stats import Result
+from .rollout_trials import CAPACITY, Trials
+from .rollouts import rollout
 
 PIECE = 4 * CAPACITY  # trials a worker plays in one call at most
 
 
 class RolloutWorker:
-    """One Ray actor's side: the bot made once, then pieces of trials played on demand."""
+    """One Ray actor's side: the bot made once, then pieces of trials played on demand,
+    its plays found as ``rollout`` finds them by default (``net_plays``)."""
 
     def __init__(self, bot_name: str, bot_seed: int | None, roots: Roots, settings: Settings):
         from eval.bots.registry import make_bot
         bot = make_bot(bot_name, bot_seed, settings.variant)
         self.player = cube_player(bot, settings)
         self.evaluator = probability_source(bot)
+        self.plays = net_plays(self.player, self.evaluator, settings.rules, roots.match)
         self.roots, self.settings = roots, settings
 
     def run(self, pos: np.ndarray, trial: np.ndarray) -> dict:
-        return Trials(self.player, self.evaluator, self.roots, self.settings).run(pos, trial)
+        return Trials(self.player, self.evaluator, self.roots, self.settings,
+                      plays=self.plays).run(pos, trial)
 
 
 def pieces(pos: np.ndarray, trial: np.ndarray, workers: int) -> list[np.ndarray]:

@@ -118,7 +118,7 @@ GameId = Annotated[str, InPath(max_length=40, description="the game's id (the 'i
 
 def board_routes(router: FastAPI, api: Api, bot, Json, error_model) -> None:
     """Add the page and the game API to the application ``router``, the games played by
-    ``api``'s bot in ``bot``'s thread (``gammon.web.app.BotThread``); answers of the
+    ``api``'s bot in ``bot``'s thread (``gammon.web.threads.BotThread``); answers of the
     response class ``Json``, errors declared by ``error_model`` (the app's own, passed in
     so that this module does not import the app)."""
     games = Games(api.bot, api.name, api.variant)

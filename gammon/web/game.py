@@ -1,9 +1,9 @@
 """The games of the board in the browser, without HTTP: ``WebGame`` (one person against the
 server's bot, a money series or a match to N) and ``Games`` (those the server holds, by id).
 
-A ``WebGame`` is a ``gammon.session.Table``, the terminal session's game logic (the match
-record, the game loop's state, the Crawford game, the bot's cube and resignation
-decisions); this module only decides when the page is asked what. The server rolls the
+A ``WebGame`` is a ``gammon.table.Table``, the game logic it shares with the terminal
+session (the match record, the game loop's state, the Crawford game, the bot's cube and
+resignation decisions); this module only decides when the page is asked what. The server rolls the
 dice (``numpy.random.default_rng(seed)``, one generator per game), and a game waits in one
 of its phases for the person:
 
@@ -20,8 +20,8 @@ kind ``auto``), and the answer lists what happened, in order (``events``).
 Every state tells the page the board from the person's side (board cells as
 ``engine.board``: index 1..24 the points, 25 the person's bar, 0 the bot's, positive the
 person's checkers), the roll, the legal plays (each as its steps, from and to, bar 25, off
-0) and the graph of the legal steps (``step_graph``), so that the page accepts a step only
-when the steps so far are the start of some legal play.
+0) and the graph of the legal steps (``gammon.web.steps.step_graph``), so that the page
+accepts a step only when the steps so far are the start of some legal play.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ from engine.movegen import legal_plays
 from engine.rules import Rules, variant as get_variant
 
 from ..http_api import BadRequest, SEED_LIMIT
-from ..session import BOT, HUMAN, RESULTS, Table
+from ..table import BOT, HUMAN, RESULTS, Table
+from .steps import follow, step_graph
 
 MAX_GAMES = 64  # games held at once; a new one drops the one least recently used
 SIDES = {HUMAN: "you", BOT: "bot", None: None}
@@ -68,74 +69,6 @@ def board_rules(variant: str) -> Rules:
         raise Refused(f"the board plays variants with plain checker steps (standard, "
                       f"nackgammon, ...); this server plays {rules.name}")
     return rules
-
-
-def step_graph(board: np.ndarray, d1: int, d2: int, plays, rules: Rules) -> dict:
-    """Every way of making a legal play of ``board`` (26,) and the roll one step at a time.
-
-    ``plays`` are the roll's legal plays (``engine.movegen.legal_plays``, one position):
-    their afterstates and the dice they use, which already enforce "both numbers must be
-    played if possible" and "if either number can be played but not both, the larger one
-    must be played". A node is a partial play (the board reached and the dice left); its
-    edges are the single steps ``[from, to, hit, next node]`` (``Rules.step``) after which
-    a legal play can still be completed; ``play`` is the row of ``plays`` a node completes
-    (None before). Returns ``{"root": node, "nodes": [{"edges": [...], "play": ...}]}``;
-    no legal play: one node, no edge, ``play`` 0.
-    """
-    used = int(plays.dice_used[0])
-    results = {tuple(int(c) for c in b): row for row, b in enumerate(plays.boards)}
-    dice = [d1] * 4 if d1 == d2 else [d1, d2]
-    nodes: list[dict] = []
-    memo: dict = {}
-
-    def visit(cells: tuple, left: tuple, depth: int) -> int | None:
-        key = (cells, left)
-        if key in memo:
-            return memo[key]
-        edges = []
-        if depth < used:
-            for die in sorted(set(left), reverse=True):
-                rest = list(left)
-                rest.remove(die)
-                for source in range(25, 0, -1):
-                    stepped = rules.step(cells, source, die)
-                    if isinstance(stepped, str):  # why the step is illegal
-                        continue
-                    after, hit = stepped
-                    child = visit(tuple(int(c) for c in after), tuple(rest), depth + 1)
-                    if child is not None:
-                        edges.append([source, max(source - die, 0), bool(hit), child])
-        play = results.get(cells) if depth == used else None
-        if play is None and not edges:
-            memo[key] = None
-            return None
-        memo[key] = len(nodes)
-        nodes.append({"edges": edges, "play": play})
-        return memo[key]
-
-    root = visit(tuple(int(c) for c in board), tuple(dice), 0)
-    return {"root": root, "nodes": nodes}
-
-
-def follow(graph: dict, steps) -> int:
-    """The row of the play the ``steps`` [[from, to], ...] make, along ``graph``; a
-    BadRequest naming ``steps`` for the first step no legal play continues with, or for
-    steps that stop before a play is whole."""
-    node = graph["nodes"][graph["root"]]
-    for k, step in enumerate(steps, 1):
-        source, target = (int(x) for x in step)
-        nxt = next((e[3] for e in node["edges"] if e[0] == source and e[1] == target), None)
-        if nxt is None:
-            where = "bar" if source == 25 else source
-            to = "off" if target == 0 else target
-            raise BadRequest(f"step {k} ({where}/{to}) is no start of a legal play after "
-                             f"the steps before it", "steps")
-        node = graph["nodes"][nxt]
-    if node["play"] is None:
-        raise BadRequest(f"the play is not whole: {len(steps)} step"
-                         f"{'s' if len(steps) != 1 else ''} made, a legal play makes more",
-                         "steps")
-    return int(node["play"])
 
 
 class WebGame(Table):
@@ -476,7 +409,7 @@ def _points(n: int) -> str:
 
 class Games:
     """The games a server holds, by id: at most ``most``, a new game dropping the one
-    least recently used. Called from the bot's thread (``gammon.web.app.BotThread``)."""
+    least recently used. Called from the bot's thread (``gammon.web.threads.BotThread``)."""
 
     def __init__(self, bot, bot_name: str, variant: str = "standard", most: int = MAX_GAMES):
         self.bot, self.bot_name, self.variant, self.most = bot, bot_name, variant, most
@@ -505,5 +438,4 @@ class Games:
         return len(self._games)
 
 
-__all__ = ["Games", "MAX_GAMES", "NoGame", "Refused", "WebGame", "board_rules", "follow",
-           "step_graph"]
+__all__ = ["Games", "MAX_GAMES", "NoGame", "Refused", "WebGame", "board_rules"]

@@ -37,7 +37,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..external import GRACE, MAX_CLIENTS, TIMEOUT
 from ..http_api import MAX_BYTES, Api, error_body
-from .app import BotThread, make_app
+from .app import make_app
+from .threads import BotThread
 
 KEEP_ALIVE = 5.0  # seconds a kept-alive connection may wait for its next request
 LINGER = 1.0  # seconds a closing connection waits for the client to hang up
