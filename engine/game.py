@@ -1,20 +1,27 @@
-"""The one game loop: G games in lock-step, under any rules, with or without the cube.
+"""The one game loop and the one turn: G games in lock-step, under any rules, with or without
+the cube.
 
 Every way the project plays games goes through here: matches (``eval.playing.match``), cubeful
 matches, matches to N points (``eval.playing.matchplay``, with ``engine.match``'s score), self-play
-(``train.selfplay``), terminal play (``gammon.session``) and the replay of .mat files
-(``engine.formats.matfile``). A turn is
+(``train.selfplay``), rollouts (``eval.analysis.rollout_trials``), terminal play
+(``gammon.session``, through ``gammon.table``) and the replay of .mat files
+(``engine.formats.matfile``). A turn (``Turn``; ``before_roll``) is
 
-    before-the-roll decisions (the bomb, in Nuclear; then the cube, when one is used)
-    ->  roll  ->  play  ->  the rules' end of game  ->  the other side is on roll
+    the variant's actions before the roll (``Rules.before_roll_actions``: Nuclear's bomb)
+    ->  the cube, when one is used  ->  roll  ->  play  ->  the rules' end of game
+    ->  the other side is on roll
+
+and no decision comes before the opening roll, which is played at once. The loop knows no
+variant: a variant's state and its actions are its rules object's (``engine.rules.base``).
 
 A player (a "policy") is any callable ``player(plays, boards, dice) -> (N,) int`` that,
 given the legal plays of N positions, returns for each position the row of ``plays`` it
 chooses; cube decisions are its optional ``offer_double`` and ``respond``
-(``engine.cube_policy``). Two more optional methods serve variants with extra state:
+(``engine.cube_policy``). Optional methods serve variants with extra state:
 
-    detonate(boards, bomb) -> (N,) bool   Nuclear: explode the bomb now, before the roll?
-                                          (``bomb_decisions``; without it: never)
+    <action>(boards, *state) -> (N,) bool  take the variant's action before the roll
+                                          (named by the rules: Nuclear's
+                                          ``detonate(boards, bomb)``); without it: never
     observe_extra(extra: dict) -> None    told the variant's state of the N games it is
                                           about to choose plays for, right before it is
                                           asked (Nuclear: {"bomb": (N,) int8}, relative
@@ -48,7 +55,6 @@ from .dice import DiceTable
 from .match import MatchContext, MatchScore
 from .movegen import Plays, legal_plays
 from .rules import Rules, variant as get_variant
-from .rules.nuclear import THEIRS, explode, may_detonate
 
 Policy = Callable[[Plays, np.ndarray, np.ndarray], np.ndarray]
 
@@ -171,55 +177,60 @@ def end_turn(state: GameState, rows: np.ndarray, after: np.ndarray, rules: Rules
     return won
 
 
-def _never_detonate(boards: np.ndarray, bomb: np.ndarray) -> np.ndarray:
+def _never(boards: np.ndarray, *state) -> np.ndarray:
     return np.zeros(len(boards), dtype=bool)
 
 
-def detonations(policy, boards: np.ndarray, bomb: np.ndarray) -> np.ndarray:
-    """``policy.detonate(boards, bomb)`` where it has one, else never: (N,) bool."""
-    ask = getattr(policy, "detonate", None) or _never_detonate
-    answer = np.asarray(ask(boards, bomb), dtype=bool)
+def asks(policy, action: str, boards: np.ndarray, state: tuple) -> np.ndarray:
+    """``policy.<action>(boards, *state)`` where it has that method, else never: (N,) bool
+    (a variant's action before the roll, ``Rules.before_roll_actions``)."""
+    ask = getattr(policy, action, None) or _never
+    answer = np.asarray(ask(boards, *state), dtype=bool)
     if answer.shape != (len(boards),):
-        raise ValueError(f"detonate answered shape {answer.shape} for {len(boards)} boards")
+        raise ValueError(f"{action} answered shape {answer.shape} for {len(boards)} boards")
     return answer
 
 
-def bomb_decisions(policies, state: GameState, rows: np.ndarray,
-                   counts: np.ndarray | None = None) -> np.ndarray:
-    """Nuclear's decision before the roll of the games ``rows``: the player on roll may
-    detonate "when the bomb is centred or his" (``state.extra["bomb"]`` >= 0, relative to
-    him); where his policy's ``detonate(boards, bomb)`` says so, "all blots count as hit
-    and go to the bar, and the bomb passes to the opponent's side": the board is exploded
-    (``engine.rules.nuclear.explode``) and the bomb set to -1 (the opponent's), in place.
+def action_decisions(policies, state: GameState, rows: np.ndarray, rules: Rules, action: str,
+                     counts: np.ndarray | None = None) -> np.ndarray:
+    """A variant's action before the roll (``rules.before_roll_actions``: Nuclear's
+    "detonate") in the games ``rows``: where the rules allow it (``rules.may_act``), the
+    policy of the seat on roll is asked (``asks``; it is given the boards and the games'
+    ``extra_state`` arrays, relative to it), and where it says so the rules do it
+    (``rules.act``: the board and the state changed in place).
 
-    Our reading: "the decision comes before the roll, like a double", so no one detonates
-    before the opening roll, which is played at once: games that have made no play yet
-    (``state.plies == 0``) are skipped, so self-play may pass freshly restarted games too.
-    The game loop takes this decision before the cube's, on the position the roll will be
-    played from. ``counts`` (G, 2) int16, when given, counts detonations per game and seat.
+    No decision comes before the opening roll, which is played at once: games that have
+    made no play yet (``state.plies == 0``) are skipped, so self-play may pass freshly
+    restarted games too. ``counts`` (G, 2) int16, when given, counts the actions per game
+    and seat.
 
-    Returns (len(rows),) bool: the games where the player on roll detonated.
+    Returns (len(rows),) bool: the games where the player on roll took the action.
     """
     rows = np.asarray(rows)
-    bomb = state.extra["bomb"]
-    fired = np.zeros(len(rows), dtype=bool)
-    can = np.flatnonzero(may_detonate(bomb[rows]) & (state.plies[rows] > 0))
+    taken = np.zeros(len(rows), dtype=bool)
+    extra = {name: state.extra[name][rows] for name in rules.extra_state}
+    can = np.flatnonzero(rules.may_act(action, state.boards[rows], extra)
+                         & (state.plies[rows] > 0))
     if len(can) == 0:
-        return fired
+        return taken
     same = policies[0] is policies[1]
     for seat in ((0,) if same else (0, 1)):
         at = can if same else can[state.seat[rows[can]] == seat]  # positions in rows
         if len(at) == 0:
             continue
         g = rows[at]
-        fired[at] = detonations(policies[seat], state.boards[g], bomb[g])
-    g = rows[fired]
+        taken[at] = asks(policies[seat], action, state.boards[g],
+                         tuple(state.extra[name][g] for name in rules.extra_state))
+    g = rows[taken]
     if len(g):
-        state.boards[g] = explode(state.boards[g])
-        bomb[g] = THEIRS
+        boards, changed = rules.act(action, state.boards[g],
+                                    {name: state.extra[name][g] for name in rules.extra_state})
+        state.boards[g] = boards
+        for name, values in changed.items():
+            state.extra[name][g] = values
         if counts is not None:
             np.add.at(counts, (g, state.seat[g].astype(np.intp)), 1)
-    return fired
+    return taken
 
 
 @dataclass
@@ -290,6 +301,120 @@ def cube_decisions(policies, state: GameState, rows: np.ndarray, rules: CubeRule
     return over
 
 
+def before_roll(policies, state: GameState, rows: np.ndarray, rules: Rules,
+                cube_rules: CubeRules | None = None, *, acting: np.ndarray | None = None,
+                doubling: np.ndarray | None = None, counts: CubeCounts | None = None,
+                tallies: dict | None = None, on_cube=None,
+                match: MatchContext | None = None) -> np.ndarray:
+    """The decisions before the roll of the games ``rows``, in the turn's order: first the
+    variant's actions (``rules.before_roll_actions``, each by ``action_decisions``: Nuclear's
+    bomb), then the cube's (``cube_decisions``, with ``cube_rules``) on the position they
+    leave. ``acting`` and ``doubling`` (len(rows),) bool say in which of the games the
+    actions and the cube may be taken (default all); ``tallies`` action -> (G, 2) int16
+    counts the actions, ``counts`` the cube's.
+
+    Returns (len(rows),) bool: the games ended before the roll (a passed double).
+    """
+    rows = np.asarray(rows)
+    go = rows if acting is None else rows[acting]
+    for action in rules.before_roll_actions:
+        if len(go):
+            action_decisions(policies, state, go, rules, action,
+                             None if tallies is None else tallies[action])
+    over = np.zeros(len(rows), dtype=bool)
+    if cube_rules is not None:
+        at = np.arange(len(rows)) if doubling is None else np.flatnonzero(doubling)
+        if len(at):
+            over[at] = cube_decisions(policies, state, rows[at], cube_rules, counts, on_cube,
+                                      match)
+    return over
+
+
+class Turn:
+    """A turn of the games in flight, in the one order of the game:
+
+        the decisions before the roll (``before_roll``: the variant's actions, then the cube)
+        ->  [stops]  ->  roll  ->  play  ->  the rules' end of game (``end_turn``)
+        ->  the other side is on roll
+
+    ``turn(rows)`` takes one turn of the games ``rows`` of ``state``. The game loop
+    (``play``), rollouts (``eval.analysis.rollout_trials``) and self-play
+    (``train.selfplay``) are turns that give their own parts; whatever a part does, the order
+    is this one:
+
+    - ``roll(rows) -> (R, 2)``: the dice (no default);
+    - ``play(rows, roll) -> (R, 26)`` afterstates, not flipped: by default the policies
+      choose (``play_turn``), told the variant's state and, in a match, the score;
+    - ``may_act(rows)``, ``may_double(rows)``: (R,) bool or None (all) where the variant's
+      actions and the cube may be taken; by default where a play has been made (the
+      opening roll is played at once: no decision comes before it);
+    - ``stops(rows)``: (R,) bool or None: games that end before the roll (rollouts'
+      truncation), told to ``stopped(rows)``;
+    - ``passed(rows)``: games ended by a passed double; ``ended(rows, won)``: the games
+      that played, with the rules' points for the mover (0: the game goes on).
+    """
+
+    def __init__(self, policies, state: GameState, rules: Rules,
+                 cube_rules: CubeRules | None = None, *, counts: CubeCounts | None = None,
+                 tallies: dict | None = None, on_cube=None, match: MatchContext | None = None):
+        self.policies, self.state, self.rules = policies, state, rules
+        self.cube_rules, self.counts, self.tallies = cube_rules, counts, tallies
+        self.on_cube, self.match = on_cube, match
+
+    def __call__(self, rows: np.ndarray) -> None:
+        rows = np.asarray(rows)
+        over = before_roll(self.policies, self.state, rows, self.rules, self.cube_rules,
+                           acting=self.may_act(rows), doubling=self.may_double(rows),
+                           counts=self.counts, tallies=self.tallies, on_cube=self.on_cube,
+                           match=self.match)
+        if over.any():
+            self.passed(rows[over])
+            rows = rows[~over]
+        stop = self.stops(rows)
+        if stop is not None and stop.any():
+            self.stopped(rows[stop])
+            rows = rows[~stop]
+        if len(rows) == 0:
+            return
+        roll = self.roll(rows)
+        after = self.play(rows, roll)
+        self.ended(rows, end_turn(self.state, rows, after, self.rules, self.cube_rules))
+
+    # --- the parts -----------------------------------------------------------------------
+
+    def may_act(self, rows: np.ndarray) -> np.ndarray | None:
+        return self.state.plies[rows] > 0
+
+    def may_double(self, rows: np.ndarray) -> np.ndarray | None:
+        return self.state.plies[rows] > 0
+
+    def stops(self, rows: np.ndarray) -> np.ndarray | None:
+        return None
+
+    def roll(self, rows: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def play(self, rows: np.ndarray, roll: np.ndarray) -> np.ndarray:
+        state = self.state
+        extra = ({name: v[rows] for name, v in state.extra.items()} if self.rules.extra_state
+                 else None)
+        score = None
+        if self.match is not None:
+            score = self.match.view(rows, state.seat[rows], state.cube.value[rows],
+                                    state.cube.owner[rows])
+        return play_turn(self.policies, state.boards[rows], state.seat[rows], roll,
+                         self.rules, extra, score)
+
+    def passed(self, rows: np.ndarray) -> None:
+        pass
+
+    def stopped(self, rows: np.ndarray) -> None:
+        pass
+
+    def ended(self, rows: np.ndarray, won: np.ndarray) -> None:
+        pass
+
+
 @dataclass
 class Results:
     """Outcome of G games, from seat 0's view.
@@ -300,7 +425,8 @@ class Results:
     With the cube (else None): ``cube`` (G,) int32 the value at the end (for a passed
     double: the value won), ``passed`` (G,) bool the game ended on a passed double, and
     ``offers``, ``takes`` (plain takes), ``beavers``, ``passes``: (G, 2) int16 per seat.
-    With a bomb (Nuclear, else None): ``detonations`` (G, 2) int16 per seat.
+    ``actions``: the variant's actions before the roll (``Rules.before_roll_actions``)
+    taken, name -> (G, 2) int16 per seat (Nuclear: {"detonate": ...}); empty for others.
     """
 
     points: np.ndarray
@@ -311,7 +437,7 @@ class Results:
     takes: np.ndarray | None = None
     beavers: np.ndarray | None = None
     passes: np.ndarray | None = None
-    detonations: np.ndarray | None = None
+    actions: dict = field(default_factory=dict)
 
 
 def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
@@ -321,11 +447,13 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
          on_play: Callable[..., None] | None = None, cube: CubeRules | None = None,
          ties: np.ndarray | None = None, on_cube=None,
          match: MatchContext | None = None, start: np.ndarray | None = None) -> Results:
-    """Play ``games`` games between policies[0] (seat 0) and policies[1] (seat 1).
+    """Play ``games`` games between policies[0] (seat 0) and policies[1] (seat 1), turn by
+    turn (``Turn``) until every game is over or ``max_plies``.
 
-    The opening roll decides who moves first and is that seat's first roll. Dice come from
-    ``dice`` (row ``dice_rows[g]`` for game g) when given, else from a new table drawn from
-    ``rng``. Every position a seat faces, with its roll, is passed to
+    The opening roll decides who moves first and is that seat's first roll (with ``start``,
+    (G, 26) or (26,) positions to start from, the first roll is an ordinary one). Dice come
+    from ``dice`` (row ``dice_rows[g]`` for game g) when given, else from a new table drawn
+    from ``rng``. Every position a seat faces, with its roll, is passed to
     ``on_position(boards, dice)`` when given; every play made, to
     ``on_play(games, seats, boards, dice, afterstates)`` (games (M,) indices, for recording).
 
@@ -335,9 +463,10 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
     ``rng`` when not given; ``on_cube(games, doubler_seats, values, answers)`` is told every
     double offered. The cubeless game is the same loop without that step, on the same dice.
 
-    Under rules with a bomb (Nuclear) the player on roll may detonate it before every roll
-    but the opening one (``bomb_decisions``), before the cube's decision; policies are told
-    the bomb before they choose a play (``observe_extra``); ``Results.detonations`` counts.
+    Under rules with actions before the roll (Nuclear's bomb) the player on roll may take
+    them before every roll but the opening one, before the cube's decision; policies are
+    told the variant's state before they choose a play (``observe_extra``);
+    ``Results.actions`` counts.
 
     With ``match`` (``engine.match.MatchContext``, one per game) each game is a game of a
     match: the cube is used (``cube``, default ``CubeRules()``: no Jacoby, no beavers, no
@@ -364,56 +493,61 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
     state = new_games(rules, dice.first[rows], cubes)
     if start is not None:
         state.boards[:] = np.asarray(start, dtype=np.int8)
-    passed = np.zeros(games, dtype=bool)
-    bomb = "bomb" in rules.extra_state
-    detonated = np.zeros((games, 2), dtype=np.int16) if bomb else None
-    roll = dice.opening[rows] if start is None else dice.roll(rows, 0)
-    live = np.arange(games)
+    tallies = {action: np.zeros((games, 2), dtype=np.int16)
+               for action in rules.before_roll_actions}
+    turn = _GameTurn(policies, state, rules, cube, counts=counts, tallies=tallies,
+                     on_cube=on_cube, match=match)
+    turn.dice, turn.dice_rows, turn.opening = dice, rows, start is None
+    turn.on_position, turn.on_play = on_position, on_play
     try:
-        _loop(policies, state, rules, dice, rows, roll, live, max_plies, cube, counts, passed,
-              detonated, on_position, on_play, on_cube, match)
+        for ply in range(max_plies):
+            if len(turn.live) == 0:
+                break
+            turn.ply = ply
+            turn(turn.live)
     finally:
         if match is not None:
             for policy in policies:
                 tell_score(policy, None)
     if cube is None:
-        return Results(state.points, state.plies, detonations=detonated)
-    return Results(state.points, state.plies, state.cube.value, passed, counts.offers,
-                   counts.takes, counts.beavers, counts.passes, detonated)
+        return Results(state.points, state.plies, actions=tallies)
+    return Results(state.points, state.plies, state.cube.value, turn.passed_games,
+                   counts.offers, counts.takes, counts.beavers, counts.passes, tallies)
 
 
-def _loop(policies, state: GameState, rules: Rules, dice: DiceTable, rows, roll, live,
-          max_plies: int, cube, counts, passed, detonated, on_position, on_play, on_cube,
-          match) -> None:
-    """The turns of ``play`` until every game is over or ``max_plies``."""
-    bomb = detonated is not None
-    for ply in range(max_plies):
-        if len(live) == 0:
-            break
-        if ply > 0:  # the opening roll is played at once: no decision before it
-            if bomb:  # first the bomb, then the cube on the position after it
-                bomb_decisions(policies, state, live, detonated)
-            if cube is not None:
-                over = cube_decisions(policies, state, live, cube, counts, on_cube, match)
-                passed[live[over]] = True
-                live = live[~over]
-            roll = dice.roll(rows[live], ply)
-        boards = state.boards[live]
-        if on_position is not None:
-            on_position(boards, roll)
-        extra = ({name: v[live] for name, v in state.extra.items()} if rules.extra_state
-                 else None)
-        score = None
-        if match is not None:
-            score = match.view(live, state.seat[live], state.cube.value[live],
-                               state.cube.owner[live])
-        after = play_turn(policies, boards, state.seat[live], roll, rules, extra, score)
-        if on_play is not None:
-            on_play(live, state.seat[live], boards, roll, after)
-        won = end_turn(state, live, after, rules, cube)
-        live = live[won == 0]
+class _GameTurn(Turn):
+    """``play``'s turn: the dice from its table, the plays told to its observers, the games
+    that go on kept in ``live``."""
+
+    def __init__(self, policies, state: GameState, rules: Rules, cube_rules=None, **parts):
+        super().__init__(policies, state, rules, cube_rules, **parts)
+        self.live = np.arange(len(state))
+        self.passed_games = np.zeros(len(state), dtype=bool)
+        self.ply = 0
+
+    def roll(self, rows: np.ndarray) -> np.ndarray:
+        if self.ply == 0:
+            return (self.dice.opening[self.dice_rows] if self.opening
+                    else self.dice.roll(self.dice_rows, 0))
+        return self.dice.roll(self.dice_rows[rows], self.ply)
+
+    def play(self, rows: np.ndarray, roll: np.ndarray) -> np.ndarray:
+        boards = self.state.boards[rows]
+        if self.on_position is not None:
+            self.on_position(boards, roll)
+        after = super().play(rows, roll)
+        if self.on_play is not None:
+            self.on_play(rows, self.state.seat[rows], boards, roll, after)
+        return after
+
+    def passed(self, rows: np.ndarray) -> None:
+        self.passed_games[rows] = True
+        self.live = self.live[~self.passed_games[self.live]]
+
+    def ended(self, rows: np.ndarray, won: np.ndarray) -> None:
+        self.live = rows[won == 0]
 
 
-__all__ = ["GameState", "Policy", "Results", "CubeCounts", "new_games", "restart",
-           "random_policy", "play_turn", "end_turn", "cube_decisions", "bomb_decisions",
-           "detonations", "play"]
+__all__ = ["GameState", "Policy", "Results", "CubeCounts", "Turn", "new_games", "restart",
+           "random_policy", "play_turn", "end_turn", "before_roll", "cube_decisions",
+           "action_decisions", "asks", "play"]

@@ -191,7 +191,7 @@ class Session(Table):
             text = self.console.ask(f"Your play ({max(d1, d2)}-{min(d1, d2)})> ")
             word, arg = split_words(text)
             if word == "auto":
-                self.tell_bomb()
+                self.tell_extra()
                 self.tell_score()
                 row = int(self.bot.choose(plays, boards, np.array([[d1, d2]]))[0])
                 self.say(f"{self.bot_name} would play "
@@ -281,7 +281,7 @@ class Session(Table):
         except ValueError as e:
             self.say(f"{e} (a number of plays)")
             return
-        self.tell_bomb()
+        self.tell_extra()
         self.tell_score()
         rows = ranked(self.bot, self.board, dice[0], dice[1], self.variant)[:max(1, n)]
         for line in hint_lines(rows, self.bot, self.bot_name, self.match.total(), self.length):
@@ -325,9 +325,7 @@ class Session(Table):
         """The bot's turn (``dice``: the opening roll's, else None: rolled here); it returns
         early when the game ends in it."""
         if dice is None:
-            detonate = getattr(self.bot, "detonate", None)
-            if self.may_detonate() and detonate is not None and \
-                    bool(detonate(self.board[None].copy(), self.state.extra["bomb"][:1])[0]):
+            if self.bot_acts("detonate"):
                 self.detonate(f"{self.bot_name} detonates")
                 self.show_board("")
             if self.may_double(BOT) and self.bot_offers():
@@ -345,7 +343,7 @@ class Session(Table):
             self.say(f"{self.bot_name} rolls {roll_text} and cannot move.")
             self.commit(BOT, plays, 0, (d1, d2))
             return
-        self.tell_bomb()
+        self.tell_extra()
         self.tell_score()
         row = int(self.bot.choose(plays, boards, roll)[0])
         self.say(f"{self.bot_name} rolls {roll_text} and plays "

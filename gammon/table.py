@@ -19,7 +19,7 @@ from engine.board import flip
 from engine.cube import Cube, CubeRules, legal_responses
 from engine.cube_policy import tell_score
 from engine.formats.matfile import PLAY, Action, Game, Match, play_text
-from engine.game import end_turn, new_games
+from engine.game import asks, end_turn, new_games
 from engine.match import MatchScore, crawford_game
 from engine.rules import variant as get_variant
 from eval.bots.resign import accepts_resignation, resign_levels
@@ -92,29 +92,56 @@ class Table:
                                         np.array([self.crawford]), np.array([self.cube]),
                                         np.array([int(self.state.cube.owner[0])])))
 
+    # --- the variant's actions before the roll (``Rules.before_roll_actions``) -----------------
+
     @property
     def has_bomb(self) -> bool:
         return "bomb" in self.variant.extra_state
 
+    def _extra(self) -> dict:
+        """The variant's state of the game: name -> (1,) array, relative to the player on
+        roll."""
+        return {name: v[:1] for name, v in self.state.extra.items()}
+
+    def may_act(self, action: str) -> bool:
+        """Whether the player on roll may take the variant's ``action`` now, before his roll
+        (``Rules.may_act``: Nuclear's "detonate" "when the bomb is centred or his")."""
+        return (action in self.variant.before_roll_actions
+                and bool(self.variant.may_act(action, self.board[None], self._extra())[0]))
+
+    def act(self, action: str) -> None:
+        """The player on roll takes ``action`` (``Rules.act``: Nuclear's detonation sends every
+        blot to its bar and the bomb to the other side)."""
+        boards, changed = self.variant.act(action, self.board[None].copy(), self._extra())
+        self.state.boards[0] = boards[0]
+        for name, values in changed.items():
+            self.state.extra[name][0] = values[0]
+
+    def bot_acts(self, action: str) -> bool:
+        """Whether the bot, on roll, takes ``action`` where it may (its optional method of
+        that name, ``engine.game.asks``)."""
+        if not self.may_act(action):
+            return False
+        state = tuple(v.copy() for v in self._extra().values())
+        return bool(asks(self.bot, action, self.board[None].copy(), state)[0])
+
     def may_detonate(self) -> bool:
-        """Whether the player on roll may detonate Nuclear's bomb: "when the bomb is centred
-        or his"."""
-        return self.has_bomb and int(self.state.extra["bomb"][0]) >= 0
+        """Nuclear: whether the player on roll may detonate the bomb."""
+        return self.may_act("detonate")
 
     def explode_bomb(self) -> int:
-        """The player on roll explodes the bomb: every blot to its bar, the bomb to the
-        other side (``engine.rules.nuclear.explode``). Returns the blots sent to the bar."""
-        from engine.rules.nuclear import THEIRS, explode
-        before = self.board.copy()
-        self.state.boards[0] = explode(before[None])[0]
-        self.state.extra["bomb"][0] = THEIRS
-        return int((np.abs(before[1:25]) == 1).sum())
+        """Nuclear: the player on roll explodes the bomb. Returns the blots sent to the bar
+        (a blot: a point with one checker, of either side)."""
+        blots = int((np.abs(self.board[1:25]) == 1).sum())
+        self.act("detonate")
+        return blots
 
-    def tell_bomb(self) -> None:
-        """Give the bot the bomb before it evaluates plays (a Nuclear net reads it)."""
+    def tell_extra(self) -> None:
+        """Give the bot the variant's state before it evaluates plays (a Nuclear net reads
+        the bomb: ``observe_extra``)."""
         observe = getattr(self.bot, "observe_extra", None)
-        if self.has_bomb and observe is not None:
-            observe({"bomb": self.state.extra["bomb"][:1].copy()})
+        if self.variant.extra_state and observe is not None:
+            observe({name: v.copy() for name, v in self._extra().items()})
 
     def record(self, player: int, plays, row: int, dice) -> tuple[int, int]:
         """Make the play, record it; (the result 1, 2, 3 and the points won when it bears

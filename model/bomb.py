@@ -9,14 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 from engine.movegen import Plays
-from engine.rules.nuclear import THEIRS, explode
+from engine.rules.nuclear import NUCLEAR
 
-from .encoding import fold_bomb, unfold_bomb
+from . import encoding
+from .actions import MARGIN, act_by_equity
+from .encoding import fold_bomb
 
 
 def plain_boards(evaluator, boards: np.ndarray) -> np.ndarray:
     """The boards an evaluator was given, without a folded bomb (for the rules)."""
-    return unfold_bomb(boards)[0] if evaluator.encoding == "nuclear" else boards
+    return encoding.plain_boards(evaluator.encoding, boards)
 
 
 class BombInput:
@@ -51,18 +53,10 @@ class BombInput:
         return detonate_by_equity(self.evaluator.equity_before_roll, boards, bomb)
 
 
-MARGIN = 0.1  # equity a detonation must gain: an untrained net does not detonate at random
-
-
 def detonate_by_equity(equity_before_roll, boards: np.ndarray, bomb: np.ndarray,
                        margin: float = MARGIN) -> np.ndarray:
     """Detonate where the position after the explosion (still on roll, the bomb the
     opponent's) is worth more to the player on roll than as it stands, by ``margin`` at
-    least: (N,) bool. ``equity_before_roll(boards, bomb) -> (N,)`` values positions before
-    the roll. The margin keeps an untrained network, whose equities differ at random, from
-    detonating turn after turn in self-play (games that never end teach nothing); a trained
-    one detonates where the explosion clearly pays."""
-    boards = np.asarray(boards, dtype=np.int8)
-    now = equity_before_roll(boards, np.asarray(bomb))
-    after = equity_before_roll(explode(boards), np.full(len(boards), THEIRS, np.int8))
-    return after > now + margin
+    least (``model.actions.act_by_equity``): (N,) bool. ``equity_before_roll(boards, bomb)
+    -> (N,)`` values positions before the roll."""
+    return act_by_equity(equity_before_roll, NUCLEAR, "detonate", boards, (bomb,), margin)

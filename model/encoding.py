@@ -206,6 +206,22 @@ def unfold_bomb(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return plain, (mine.astype(np.int8) - theirs.astype(np.int8))
 
 
+def read_boards(encoding: str | None, boards: np.ndarray, extra: dict | None) -> np.ndarray:
+    """Boards (N, 26) as a network of ``encoding`` reads them, given the variant's state of
+    the N positions (``extra``: name -> (N,), relative to the player on roll, as
+    ``engine.game.GameState`` keeps it): the state folded into the cells where the encoding
+    reads it (nuclear: the bomb, ``fold_bomb``, a new array); the boards themselves
+    otherwise (no other encoding reads a variant's state)."""
+    if encoding == "nuclear" and extra and "bomb" in extra:
+        return fold_bomb(boards, extra["bomb"])
+    return boards
+
+
+def plain_boards(encoding: str | None, boards: np.ndarray) -> np.ndarray:
+    """The boards of ``read_boards`` without the state folded in (for the rules)."""
+    return unfold_bomb(boards)[0] if encoding == "nuclear" else boards
+
+
 def nuclear(boards: np.ndarray, checkers: int = 15, bomb: np.ndarray | None = None) -> np.ndarray:
     """Nuclear boards (N, 26) and the bomb (N,) relative to the player on roll (or boards
     with the bomb folded in, ``fold_bomb``) -> (N, 200) float32: classic units, then (he

@@ -7,7 +7,13 @@ functions): ``engine`` <- ``model`` <- ``eval`` <- ``train`` <- ``gammon``.
 - ``engine`` never imports torch (a NumPy-only rules engine);
 - no command module (``gammon.commands.*``) imports another: what two commands share lives
   in a ``gammon`` module beside them;
-- no import cycle among modules.
+- no import cycle among modules;
+- the turn's users (the game loop, rollouts, self-play, the trainer, the terminal session,
+  the web board) import no variant module: a variant's state and its actions before the
+  roll are its rules object's (``engine.rules.base.Rules``), reached by name. A variant
+  module is a rules module (``engine.rules.*`` but the base and the package) or a
+  variant's own module elsewhere (named after it, or Nuclear's ``model.bomb``); shared
+  modules that serve every variant (the encodings, the position formats) are not.
 
 Each rule is checked on the real tree, and shown to fail on a planted violation.
 """
@@ -119,12 +125,32 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return sorted(out)
 
 
+TURN_USERS = ("engine.game", "eval.analysis.rollout", "train.selfplay", "train.trainer",
+              "train.measure", "train.warm_start", "train.run_state", "train.td",
+              "gammon.session", "gammon.table", "gammon.web.game", "gammon.web.steps")
+
+
+def variant_modules(edges: dict[str, set[str]]) -> set[str]:
+    """The rules modules of variants and the variants' own modules elsewhere."""
+    rules = {m for m in edges if m.startswith("engine.rules.") and m != "engine.rules.base"}
+    names = {m.rpartition(".")[2] for m in rules}
+    return rules | {"model.bomb"} | {m for m in edges if m.rpartition(".")[2] in names}
+
+
+def turn_users_importing_variants(edges: dict[str, set[str]]) -> list[str]:
+    variants = variant_modules(edges)
+    users = [m for m in edges if any(m == u or m.startswith(u) for u in TURN_USERS)]
+    return sorted(f"{a} -> {b}" for a in users for b in edges[a] & variants)
+
+
 def problems(root: Path) -> list[str]:
     edges = graph(root)
     return ([f"upward import {e}" for e in upward(edges)]
             + [f"{m} imports torch" for m in engine_torch(edges)]
             + [f"command imports command {e}" for e in between_commands(edges)]
-            + [f"import cycle {' <-> '.join(c)}" for c in cycles(edges)])
+            + [f"import cycle {' <-> '.join(c)}" for c in cycles(edges)]
+            + [f"a turn's user imports a variant module {e}"
+               for e in turn_users_importing_variants(edges)])
 
 
 def test_the_tree_keeps_its_layers():
@@ -163,6 +189,11 @@ def _plant(path: Path, line: str) -> None:
     ("gammon/commands/hint.py", "from .match import run",
      "command imports command gammon.commands.hint -> gammon.commands.match"),
     ("engine/dice.py", "from engine.board import flip", "import cycle"),
+    ("train/selfplay.py", "from model.bomb import detonate_by_equity",
+     "a turn's user imports a variant module train.selfplay -> model.bomb"),
+    ("eval/analysis/rollout_trials.py", "from engine.rules.nuclear import explode",
+     "a turn's user imports a variant module eval.analysis.rollout_trials -> "
+     "engine.rules.nuclear"),
 ])
 def test_a_planted_violation_fails(tmp_path, where, line, expected):
     root = _copy(tmp_path)

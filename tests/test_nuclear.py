@@ -27,7 +27,7 @@ from engine.board import pip_counts
 from engine.cube import CubeRules
 from engine.formats import posid
 from engine.formats.notation import format_play
-from engine.game import (bomb_decisions, end_turn, new_games, play, play_turn,
+from engine.game import (action_decisions, end_turn, new_games, play, play_turn,
                          random_policy)
 from engine.movegen import legal_plays
 from engine.rules import NUCLEAR, STANDARD, variant
@@ -176,6 +176,11 @@ class Detonator:
         self.told.append(extra["bomb"].copy())
 
 
+def _detonations(policies, state, rows):
+    """Nuclear's decision before the roll, as the turn takes it (``engine.game``)."""
+    return action_decisions(policies, state, rows, NUCLEAR, "detonate")
+
+
 def _games_after_one_play(n: int = 4):
     """Nuclear games in which seat 0 has made its opening play: seat 1 on roll."""
     state = new_games(NUCLEAR, np.zeros(n, dtype=np.int8))
@@ -191,7 +196,7 @@ def test_the_bomb_passes_to_the_opponent():
     state, rows = _games_after_one_play()
     state.boards[:] = position({13: 1, 6: 4}, {20: 1, 19: 2})  # a blot each
     before = state.boards.copy()
-    fired = bomb_decisions((Detonator(1), Detonator(2)), state, rows)
+    fired = _detonations((Detonator(1), Detonator(2)), state, rows)
     assert fired.all()
     assert (state.boards == explode(before)).all()  # both blots went to the bars
     assert (state.boards[:, 25] == 1).all() and (state.boards[:, 0] == -1).all()
@@ -207,7 +212,7 @@ def test_a_player_cannot_detonate_when_the_opponent_owns_the_bomb():
     state.boards[:] = position({13: 1, 6: 4}, {20: 1, 19: 2})
     before = state.boards.copy()
     policy = Detonator(1)
-    fired = bomb_decisions((policy, policy), state, rows)
+    fired = _detonations((policy, policy), state, rows)
     assert fired.tolist() == [False, True, True, False]
     assert [b.tolist() for b in policy.asked] == [[0, 1]]  # only where he may
     assert (state.boards[[0, 3]] == before[[0, 3]]).all()
@@ -217,7 +222,7 @@ def test_a_player_cannot_detonate_when_the_opponent_owns_the_bomb():
 def test_no_detonation_before_the_opening_roll():
     state = new_games(NUCLEAR, np.array([0, 1], dtype=np.int8))
     policy = Detonator(1)
-    assert not bomb_decisions((policy, policy), state, np.arange(2)).any()
+    assert not _detonations((policy, policy), state, np.arange(2)).any()
     assert policy.asked == []
     rng = np.random.default_rng(2)
     opening: list[np.ndarray] = []
@@ -230,8 +235,8 @@ def test_no_detonation_before_the_opening_roll():
 def test_a_policy_without_detonate_never_detonates():
     policy = random_policy(np.random.default_rng(3))
     r = play((policy, policy), 50, np.random.default_rng(3), "nuclear")
-    assert r.detonations.sum() == 0
-    assert play((policy, policy), 5, np.random.default_rng(3)).detonations is None
+    assert r.actions["detonate"].sum() == 0
+    assert play((policy, policy), 5, np.random.default_rng(3)).actions == {}
 
 
 def test_the_bomb_alternates_as_specified_in_a_game_loop():
@@ -259,7 +264,7 @@ def test_the_bomb_alternates_as_specified_in_a_game_loop():
         assert (state.extra["bomb"][live] * sign == owner[live]).all()
         if ply:
             before = state.boards[live].copy()
-            fired = bomb_decisions(policies, state, live)
+            fired = _detonations(policies, state, live)
             g = live[fired]
             assert (owner[g] * sign[fired] >= 0).all()  # centred or the mover's
             owner[g] = -sign[fired]  # now the other seat's
@@ -299,7 +304,7 @@ def test_random_nuclear_games_between_bots(cube):
     assert (r.points != 0).all()  # every game finished
     kinds = np.abs(r.points) if cube is None else np.abs(r.points) // r.cube
     assert set(kinds.tolist()) <= {1, 2, 3}
-    assert (r.detonations > 0).any(axis=0).all() and r.detonations.sum() > 300
+    assert (r.actions["detonate"] > 0).any(axis=0).all() and r.actions["detonate"].sum() > 300
     assert (np.concatenate(exploded)[:, 25] >= 3).any()  # blots sent home together
     if cube is not None:
         assert r.offers is not None
@@ -310,7 +315,7 @@ def test_nuclear_games_are_reproducible():
         bots = (make_bot("random", 1, "nuclear"), make_bot("heuristic", 2, "nuclear"))
         return play(bots, 40, np.random.default_rng(9), "nuclear")
     x, y = run(), run()
-    assert (x.points == y.points).all() and (x.detonations == y.detonations).all()
+    assert (x.points == y.points).all() and (x.actions["detonate"] == y.actions["detonate"]).all()
 
 
 # --- the bots' detonation rules ----------------------------------------------------------

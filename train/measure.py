@@ -17,13 +17,10 @@ def evaluate_vs_pubeval(bot, games: int, seed: int, variant: str) -> dict:
     """Paired cubeless games of ``bot`` against pubeval (``eval_opponent``: another bot for
     Plakoto) through ``eval.playing.match.run_match``, the one paired-dice runner: wins and points
     per game of ``bot``, the 95% interval from the per-pair means."""
-    from eval.bots.simple import PubevalBot, RandomBot
+    from eval.bots.registry import make_bot
     from eval.playing.match import run_match
     name = eval_opponent(variant)
-    opponent = RandomBot(seed) if name == "random" else PubevalBot(get_variant(variant).checkers)
-    if "bomb" in get_variant(variant).extra_state:  # Nuclear: pubeval detonates by rule
-        from eval.bots.nuclear import with_bomb
-        opponent = with_bomb(opponent)
+    opponent = make_bot(name, seed, variant)  # with the variant's own extras (Nuclear's bomb)
     r = run_match(bot, opponent, 2 * max(1, games // 2), seed, variant, progress=False)
     return {"opponent": name, "games": r.games, "win_rate": r.rate(r.wins_a), "ppg": r.ppg_a,
             "ppg_ci95": r.ppg_a_ci95, "gammon_rate": r.rate(r.gammons_a),

@@ -8,11 +8,13 @@ few long games). The histories live in ring buffers of ``ring`` plies per slot.
 their histories (``state_dict`` / ``load_state_dict``), so a trainer or a remote actor
 can save and restore it without reading its fields.
 
-Nuclear: before each roll the player on roll may detonate the bomb; self-play asks
-``before_equity(boards, bomb)`` (the network's equity before the roll) whether the
-position after the explosion is worth more (``engine.game.bomb_decisions``). The histories
-and the afterstates handed to ``after_values`` carry the bomb folded into the boards
-(``model.encoding.fold_bomb``), the form the Nuclear network reads.
+A ply is one turn of the game (``engine.game.Turn``). Under rules with actions before the
+roll (``Rules.before_roll_actions``: Nuclear's bomb) the player on roll takes one where
+``before_equity(boards, *state)`` (the network's equity before the roll, given the
+variant's state) says the position after it is worth more (``model.actions.act_by_equity``).
+The histories and the afterstates handed to ``after_values`` carry the variant's state as
+the network of the variant reads it (``model.encoding.read_boards``: Nuclear's bomb folded
+into the boards).
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ import numpy as np
 
 from engine import outcomes
 from engine.dice import opening_roll, roll
-from engine.game import bomb_decisions, end_turn, new_games, play_turn, restart
+from engine.game import Turn, new_games, play_turn, restart
 from engine.policy import best_per_root
 from engine.rules import Rules, variant as get_variant
-from model.encoding import fold_bomb
+from model.actions import act_by_equity
+from model.encoding import VARIANT_ENCODINGS, read_boards
 
 
 @dataclass
@@ -42,11 +45,19 @@ class Finished:
     plies: np.ndarray  # (M,) plays in the game
 
 
-class _Detonator:
-    """The one self-play player's bomb decision, for ``engine.game.bomb_decisions``."""
+class _ByEquity:
+    """The self-play player's actions before the roll: each of the rules' actions, by
+    ``act_by_equity`` on ``before_equity``; none without it."""
 
-    def __init__(self, rule):
-        self.detonate = rule
+    def __init__(self, rules: Rules):
+        self.rules, self.before_equity = rules, None
+
+    def __getattr__(self, action: str):
+        rules, before = self.__dict__.get("rules"), self.__dict__.get("before_equity")
+        if rules is None or action not in rules.before_roll_actions or before is None:
+            raise AttributeError(action)
+        return lambda boards, *state: act_by_equity(self.before_equity, self.rules, action,
+                                                    boards, state)
 
 
 class SelfPlay:
@@ -66,7 +77,10 @@ class SelfPlay:
         self.now = 0  # plies played by the whole batch
         self.hist_states = np.zeros((ring, games, 26), dtype=np.int8)
         self.hist_values = np.zeros((ring, games, 6), dtype=np.float32)
-        self.bomb = "bomb" in self.rules.extra_state  # Nuclear
+        # the network of the variant, where it reads the variant's state (Nuclear's bomb)
+        self.encoding = VARIANT_ENCODINGS.get(self.rules.name)
+        self.player = _ByEquity(self.rules)
+        self.turn = _SelfPlayTurn(self)
 
     @property
     def boards(self) -> np.ndarray:
@@ -74,54 +88,15 @@ class SelfPlay:
         return self.games.boards
 
     def ply(self, after_values, before_equity=None) -> Finished | None:
-        """One play in every game. ``after_values(afterstates (K, 26)) -> (K, 6)`` gives
-        the mover's outcome probabilities after each play; ``before_equity(boards, bomb)
-        -> (N,)`` the equity before the roll, for Nuclear's bomb (without it, no one
-        detonates)."""
-        g = self.g
-        rows = np.arange(g)
-        bomb = None
-        if self.bomb:
-            if before_equity is not None:
-                from model.bomb import detonate_by_equity
-                decide = _Detonator(lambda b, o: detonate_by_equity(before_equity, b, o))
-                bomb_decisions((decide, decide), self.games, rows)
-            bomb = self.games.extra["bomb"]
-        dice = roll(self.rng, g)
-        if self.fresh.any():
-            _, opening = opening_roll(self.rng, int(self.fresh.sum()))
-            dice[self.fresh] = opening
-            self.fresh[:] = False
-        slot = self.now % self.ring
-        self.hist_states[slot] = self.boards if bomb is None else fold_bomb(self.boards, bomb)
-        picked = {}
-
-        def choose(plays, boards, dice):
-            after = plays.boards if bomb is None else fold_bomb(plays.boards, bomb[plays.root])
-            probs = after_values(after)  # (K, 6) mover's view
-            equity = outcomes.equity(probs)
-            if self.epsilon > 0:
-                # in an exploring position every play gets a random score instead
-                explore = self.rng.random(g) < self.epsilon
-                equity = np.where(explore[plays.root], self.rng.random(len(plays)), equity)
-            chosen = best_per_root(equity, plays.root, g)
-            picked["probs"] = probs[chosen]
-            return chosen
-
-        after = play_turn((choose, choose), self.boards, self.games.seat, dice, self.rules)
-        # the next state's estimate for the next player: this play's outcomes reversed
-        self.hist_values[(self.now + 1) % self.ring] = outcomes.flip_outcomes(picked["probs"])
-        self.now += 1
-        won = end_turn(self.games, rows, after, self.rules)
-        done = won != 0
-        out = self._collect(np.flatnonzero(done), won) if done.any() else None
-        ended = done | ((self.now - self.start) >= self.ring - 1)
-        if ended.any():
-            slots = np.flatnonzero(ended)
-            restart(self.games, slots, self.rules)
-            self.fresh[slots] = True
-            self.start[slots] = self.now
-        return out
+        """One play in every game (one ``engine.game.Turn``). ``after_values(afterstates
+        (K, 26)) -> (K, 6)`` gives the mover's outcome probabilities after each play;
+        ``before_equity(boards, *state) -> (N,)`` the equity before the roll, for the
+        variant's actions before it (Nuclear's bomb; without it, no one acts). Returns the
+        games that ended, or None."""
+        self.player.before_equity = before_equity
+        self.turn.after_values, self.turn.finished = after_values, None
+        self.turn(np.arange(self.g))
+        return self.turn.finished
 
     def _collect(self, slots: np.ndarray, won: np.ndarray) -> Finished:
         lengths = self.now - self.start[slots]  # states s_0..s_{L-1}
@@ -145,16 +120,18 @@ class SelfPlay:
                 "fresh": self.fresh.copy(), "start": self.start.copy(), "now": self.now,
                 "hist_states": self.hist_states.copy(), "hist_values": self.hist_values.copy(),
                 "rng": json.dumps(self.rng.bit_generator.state),
-                **({"bomb": self.games.extra["bomb"].copy(),  # Nuclear: the bomb, and the
-                    "plies": self.games.plies.copy()} if self.bomb else {})}  # opening rule
+                # the variant's state (Nuclear: "bomb") and the plays made (no action
+                # before the opening roll)
+                **({**{name: v.copy() for name, v in self.games.extra.items()},
+                    "plies": self.games.plies.copy()} if self.rules.extra_state else {})}
 
     def load_state_dict(self, state: dict) -> None:
         """Continue from ``state_dict()``; ValueError naming what does not fit."""
         shapes = {"boards": (self.g, 26), "seat": (self.g,), "fresh": (self.g,),
                   "start": (self.g,), "hist_states": (self.ring, self.g, 26),
                   "hist_values": (self.ring, self.g, 6)}
-        if self.bomb:
-            shapes["bomb"] = shapes["plies"] = (self.g,)
+        for name in (*self.rules.extra_state, "plies") if self.rules.extra_state else ():
+            shapes[name] = (self.g,)
         missing = [k for k in (*shapes, "now", "rng") if k not in state]
         if missing:
             raise ValueError(f"self-play state lacks {', '.join(missing)}")
@@ -170,7 +147,64 @@ class SelfPlay:
         self.now = int(state["now"])
         self.hist_states[:] = arrays["hist_states"]
         self.hist_values[:] = arrays["hist_values"]
-        if self.bomb:
-            self.games.extra["bomb"][:] = arrays["bomb"]
+        for name in self.rules.extra_state:
+            self.games.extra[name][:] = arrays[name]
+        if self.rules.extra_state:
             self.games.plies[:] = arrays["plies"]
         self.rng.bit_generator.state = json.loads(state["rng"])
+
+
+class _SelfPlayTurn(Turn):
+    """A ply of self-play: no cube; the dice from self-play's generator (an opening roll
+    in a fresh game); the plays chosen by ``after_values`` (exploring); the histories
+    written; finished games collected and their slots restarted."""
+
+    def __init__(self, sp: SelfPlay):
+        super().__init__((sp.player, sp.player), sp.games, sp.rules)
+        self.sp = sp
+        self.after_values = self.finished = None
+
+    def roll(self, rows: np.ndarray) -> np.ndarray:
+        sp = self.sp
+        dice = roll(sp.rng, sp.g)
+        if sp.fresh.any():
+            _, opening = opening_roll(sp.rng, int(sp.fresh.sum()))
+            dice[sp.fresh] = opening
+            sp.fresh[:] = False
+        return dice
+
+    def play(self, rows: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        sp, g = self.sp, self.sp.g
+        extra = self.state.extra
+        sp.hist_states[sp.now % sp.ring] = read_boards(sp.encoding, sp.boards, extra)
+        picked = {}
+
+        def choose(plays, boards, dice):
+            after = read_boards(sp.encoding, plays.boards,
+                                {name: v[plays.root] for name, v in extra.items()})
+            probs = self.after_values(after)  # (K, 6) mover's view
+            equity = outcomes.equity(probs)
+            if sp.epsilon > 0:
+                # in an exploring position every play gets a random score instead
+                explore = sp.rng.random(g) < sp.epsilon
+                equity = np.where(explore[plays.root], sp.rng.random(len(plays)), equity)
+            chosen = best_per_root(equity, plays.root, g)
+            picked["probs"] = probs[chosen]
+            return chosen
+
+        after = play_turn((choose, choose), sp.boards, self.state.seat, dice, self.rules)
+        # the next state's estimate for the next player: this play's outcomes reversed
+        sp.hist_values[(sp.now + 1) % sp.ring] = outcomes.flip_outcomes(picked["probs"])
+        sp.now += 1
+        return after
+
+    def ended(self, rows: np.ndarray, won: np.ndarray) -> None:
+        sp = self.sp
+        done = won != 0
+        self.finished = sp._collect(np.flatnonzero(done), won) if done.any() else None
+        ended = done | ((sp.now - sp.start) >= sp.ring - 1)
+        if ended.any():
+            slots = np.flatnonzero(ended)
+            restart(sp.games, slots, sp.rules)
+            sp.fresh[slots] = True
+            sp.start[slots] = sp.now

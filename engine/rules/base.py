@@ -15,6 +15,9 @@ ask its rules object:
 - ``extra_state``: names of per-game state beyond the 26 cells (none for standard), and
   ``relative_state``: those of them held relative to the seat on roll (negated by the game
   loop whenever the turn passes, like the cube's owner: the Nuclear bomb);
+- ``before_roll_actions``, ``may_act`` and ``act``: what the player on roll may do before
+  the roll besides the cube (Nuclear: "detonate"), where he may, and what it does to the
+  board and the state (the turn, ``engine.game``, asks the players and calls them);
 - ``end_of_game``: which afterstates end the game, and the points they win;
 - ``gammons``, ``backgammons``, ``race_is_final`` and ``in_play``: what the sanity of
   outcome probabilities (``engine.sanity``) reads to know which outcomes a position rules
@@ -49,6 +52,11 @@ class Rules:
     # those of ``extra_state`` that are signed relative to the seat on roll (+1 the player
     # on roll, -1 his opponent): ``engine.game.end_turn`` negates them when the turn passes
     relative_state: tuple[str, ...] = ()
+    # actions the player on roll may take before the roll, before the cube's decision, in
+    # this order (none here; Nuclear: "detonate"). A player decides one by its optional
+    # method of the same name, ``player.<action>(boards, *state) -> (N,) bool`` (``state``:
+    # the games' arrays of ``extra_state``, in order, relative to him); without it, never
+    before_roll_actions: tuple[str, ...] = ()
     # a rule on whole plays, ``filter_plays(plays, boards, dice) -> Plays``, or None
     filter_plays = None
     # a play state followed along each partial play, or None: ``track(boards, parent, code,
@@ -111,6 +119,19 @@ class Rules:
         """One checker from ``source`` by ``die`` on a scalar board (a sequence of 26 ints):
         ``(new board tuple, hit)``, or a string saying why the step is illegal."""
         raise NotImplementedError
+
+    # --- actions before the roll (``before_roll_actions``) ------------------------------------
+
+    def may_act(self, action: str, boards: np.ndarray, extra: dict) -> np.ndarray:
+        """Where the player on roll may take ``action`` now: boards (N, 26) from his view,
+        ``extra`` name -> (N,) his games' state -> (N,) bool. No actions here."""
+        return np.zeros(len(boards), dtype=bool)
+
+    def act(self, action: str, boards: np.ndarray, extra: dict) -> tuple[np.ndarray, dict]:
+        """``action`` taken by the player on roll in N games: the boards after it (N, 26)
+        int8, still from his view, and the new values of the state it changes (name ->
+        (N,) int8; names it leaves alone are absent). New arrays; the inputs are kept."""
+        raise ValueError(f"the {self.name} rules have no action {action!r} before the roll")
 
     # --- the end of the game ---------------------------------------------------------------
 

@@ -20,7 +20,10 @@ So the legal plays, the end of the game and the points are the standard ones
   detonation it is -1: the opponent's.
 - ``explode(boards)``: the board after a detonation, from the same (mover's) view.
 
-When the player on roll decides is the game loop's (``engine.game.bomb_decisions``).
+The action is the rules object's: ``before_roll_actions = ("detonate",)``, allowed where
+``may_detonate`` (``may_act``) and done by ``explode`` with the bomb set to the opponent's
+(``act``); when the player on roll is asked is the turn's (``engine.game.before_roll``),
+which calls a player's ``detonate(boards, bomb)``.
 """
 
 from __future__ import annotations
@@ -40,6 +43,18 @@ class NuclearRules(StandardRules):
     bearoff_races = False
     # ... and a race is no longer final: a loser's blot sent to his bar can be backgammoned
     race_is_final = False
+    def may_act(self, action: str, boards: np.ndarray, extra: dict) -> np.ndarray:
+        """Where the player on roll may detonate: "when the bomb is centred or his"."""
+        if action != "detonate":
+            return super().may_act(action, boards, extra)
+        return may_detonate(extra["bomb"])
+
+    def act(self, action: str, boards: np.ndarray, extra: dict) -> tuple[np.ndarray, dict]:
+        """A detonation: "all blots count as hit and go to the bar, and the bomb passes to
+        the opponent's side" (``explode``; the bomb -1, relative to the player on roll)."""
+        if action != "detonate":
+            return super().act(action, boards, extra)
+        return explode(boards), {"bomb": np.full(len(boards), THEIRS, dtype=np.int8)}
 
 
 def explode(boards: np.ndarray) -> np.ndarray:
@@ -81,8 +96,9 @@ def may_detonate(bomb: np.ndarray) -> np.ndarray:
     return np.asarray(bomb) >= CENTRED
 
 
+# "at any time either player may declare an explosion" (our reading: before his roll)
 NUCLEAR = NuclearRules("nuclear", 15, STANDARD.layout, extra_state=("bomb",),
-                       relative_state=("bomb",))
+                       relative_state=("bomb",), before_roll_actions=("detonate",))
 
 __all__ = ["NuclearRules", "NUCLEAR", "explode", "explode_one", "may_detonate", "CENTRED",
            "MINE", "THEIRS"]

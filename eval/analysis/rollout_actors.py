@@ -116,15 +116,15 @@ class ActorRunner:
 
 
 def rollout_on_actors(bot, bot_name: str, boards, settings: Settings, actors: int = 2,
-                      states=None, keys=None, bombs=None, progress=None,
+                      states=None, keys=None, extra=None, progress=None,
                       bot_seed: int | None = None) -> list[Result]:
     """``eval.analysis.rollouts.rollout`` with the trials on ``actors`` Ray actors, each
     making the bot ``bot_name`` (``bot`` is the same bot here, for the checks): the same
     results as one process."""
-    roots = make_roots(boards, states, keys, bombs, settings.rules)
+    roots = make_roots(boards, states, keys, extra, settings.rules)
     runner = ActorRunner(bot_name, roots, settings, actors, bot_seed, progress)
     try:
-        return rollout(bot, roots.boards, settings, states, roots.keys, roots.bomb,
+        return rollout(bot, roots.boards, settings, states, roots.keys, roots.extra,
                        runner=runner)
     finally:
         runner.close()

@@ -1,8 +1,8 @@
 """The positions a rollout starts from, its "roots": one row each, from the side of the
 player on roll (the root player, seat 0), with the cube as it lies, the match score, the
-dice stream and Nuclear's bomb.
+dice stream and the variant's state (Nuclear's bomb).
 
-    roots = make_roots(boards (P, 26), states, keys, bombs, rules)
+    roots = make_roots(boards (P, 26), states, keys, extra, rules)
     check_positions(roots, rules)   # RolloutError for a finished game or mixed money/match
 """
 
@@ -23,7 +23,8 @@ class Roots:
 
     boards: np.ndarray  # (P, 26) int8
     keys: np.ndarray  # (P,) int64 dice streams
-    bomb: np.ndarray  # (P,) int8 Nuclear's bomb relative to the player on roll
+    extra: dict  # name -> (P,) int8: the variant's state (``Rules.extra_state``), relative
+    # to the player on roll (Nuclear: "bomb")
     cube: np.ndarray  # (P,) int32 the cube's value
     owner: np.ndarray  # (P,) int8 the cube's owner relative to him (+1, 0, -1)
     length: np.ndarray  # (P,) int64 match length, 0 money
@@ -35,9 +36,10 @@ class Roots:
         return bool((self.length > 0).any())
 
     def rows(self, rows) -> "Roots":
-        return Roots(*(getattr(self, f)[rows] for f in
-                       ("boards", "keys", "bomb", "cube", "owner", "length", "away",
-                        "crawford")))
+        return Roots(self.boards[rows], self.keys[rows],
+                     {name: v[rows] for name, v in self.extra.items()},
+                     *(getattr(self, f)[rows] for f in
+                       ("cube", "owner", "length", "away", "crawford")))
 
     def score(self, rows, cube=None, owner=None) -> MatchScore:
         """model.match_cube's score of the positions ``rows`` from the root player's side
@@ -47,11 +49,12 @@ class Roots:
                           self.owner[rows] if owner is None else owner)
 
 
-def make_roots(boards, states=None, keys=None, bombs=None, rules=None) -> Roots:
+def make_roots(boards, states=None, keys=None, extra=None, rules=None) -> Roots:
     """The positions of a rollout: boards (P, 26) from the player on roll; ``states`` an
     ``engine.formats.matchid.MatchState`` for all, one per position, or None (money play,
     centred 1-cube); ``keys`` (P,) their dice streams (default: one each, 0..P-1);
-    ``bombs`` (P,) Nuclear's bomb relative to the player on roll (default centred)."""
+    ``extra`` the variant's state, name -> (P,) relative to the player on roll (Nuclear:
+    {"bomb": ...}; each of ``rules.extra_state`` not given starts at 0: the bomb centred)."""
     boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
     n = len(boards)
     if states is None or not isinstance(states, (list, tuple)):
@@ -61,7 +64,15 @@ def make_roots(boards, states=None, keys=None, bombs=None, rules=None) -> Roots:
     keys = np.arange(n, dtype=np.int64) if keys is None else np.asarray(keys, dtype=np.int64)
     if keys.shape != (n,) or (keys < 0).any():
         raise RolloutError("one dice stream (a whole number >= 0) per position")
-    bomb = np.zeros(n, dtype=np.int8) if bombs is None else np.asarray(bombs, dtype=np.int8)
+    given = extra or {}
+    names = tuple(getattr(rules, "extra_state", ())) if rules is not None else tuple(given)
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise RolloutError(f"the {getattr(rules, 'name', 'variant')} rules have no state "
+                           f"{', '.join(map(repr, unknown))}")
+    extra = {name: np.zeros(n, dtype=np.int8) if given.get(name) is None
+             else np.broadcast_to(np.asarray(given[name], dtype=np.int8), (n,)).copy()
+             for name in names}
     cube = np.ones(n, dtype=np.int32)
     owner = np.zeros(n, dtype=np.int8)
     length = np.zeros(n, dtype=np.int64)
@@ -74,7 +85,7 @@ def make_roots(boards, states=None, keys=None, bombs=None, rules=None) -> Roots:
         cube[i], owner[i] = int(s.cube), int(s.owner)
         if state.length:
             length[i], away[i], crawford[i] = s.length, (s.away, s.opp_away), bool(s.crawford)
-    return Roots(boards, keys, bomb, cube, owner, length, away, crawford)
+    return Roots(boards, keys, extra, cube, owner, length, away, crawford)
 
 
 def check_positions(roots: Roots, rules) -> None:

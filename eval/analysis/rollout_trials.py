@@ -1,13 +1,13 @@
 """The trial engine of rollouts: ``Trials`` plays trials of positions in lock-step through
-the one game loop (``engine.game``: ``bomb_decisions``, ``cube_decisions``, the roll, the
-play, ``end_turn``) and gives each trial's values for the root player (the player on roll
+the one turn of the game (``engine.game.Turn``: the variant's actions and the cube before
+the roll, the roll, the play, ``end_turn``) and gives each trial's values for the root player (the player on roll
 at the start), whatever order they ran in.
 
     values = Trials(player, evaluator, roots, settings, plays=None).run(pos, trial)
 
 Up to ``CAPACITY`` trials are in flight at once, a finished trial's slot refilled at once.
-A turn of every trial in flight: the bomb, then the cube (a double passed ends the trial),
-the stops (truncation, the ply cap, the bear-off database), the roll (``TrialDice``: from
+A turn of every trial in flight: the variant's actions (Nuclear's bomb), then the cube (a
+double passed ends the trial), the stops (truncation, the ply cap, the bear-off database), the roll (``TrialDice``: from
 the seed, the position's dice stream, the trial and the ply alone), its luck (variance
 reduction, ``eval.analysis.rollout_vr``), the play (``eval.analysis.rollout_players``: the
 bot asked, or ``plays``, a 0-ply net's plays worked out here) and the end of the games.
@@ -30,7 +30,7 @@ import numpy as np
 from engine.bearoff import exact_races, settled
 from engine.cube import Cube, CubeRules
 from engine.cube_policy import tell_score
-from engine.game import GameState, bomb_decisions, cube_decisions, end_turn
+from engine.game import GameState, Turn
 from engine.match import MatchContext, MatchScore
 from engine.outcomes import OUTCOME_POINTS, certain
 from model.cube import cubeful_equity
@@ -67,13 +67,12 @@ class Trials:
         self.cubeful = settings.cubeful
         self.cube_rules = (CubeRules() if self.match
                            else CubeRules(settings.jacoby, settings.beavers))
-        self.bomb = "bomb" in self.rules.extra_state
         self.bearoff = settings.stops_in_bearoff
         self.dice = TrialDice(settings.seed, settings.quasi)
         self.plays = plays
         # a 0-ply net's play of the roll rolled is read off the variance reduction's best
         # plays; without variance reduction ``plays`` works it out, where no variant state
-        # (the bomb) goes with the board
+        # (Nuclear's bomb) goes with the board
         self.shortcut = settings.vr and plays is not None
         self.plays_itself = plays is not None and not self.rules.extra_state
         if self.match:
@@ -99,14 +98,18 @@ class Trials:
         the net's (the bear-off database's where it settles them), else the database's."""
         boards = self.state.boards[slots]
         if self.evaluator is not None:
-            bomb = self.state.extra["bomb"][slots] if self.bomb else None
-            return np.asarray(self.evaluator(folded(self.evaluator, boards, bomb)),
+            return np.asarray(self.evaluator(folded(self.evaluator, boards,
+                                                    self._extra(slots))),
                               dtype=np.float64)
         out = np.zeros((len(slots), 6))
         out[:, 2] = out[:, 3] = 0.5  # a bot without probabilities: only the cap's even game
         rows, exact = exact_races(boards, self.rules)
         out[rows] = exact
         return out
+
+    def _extra(self, slots) -> dict:
+        """The variant's state of the slots' games: name -> (n,)."""
+        return {name: v[slots] for name, v in self.state.extra.items()}
 
     def _root(self, six: np.ndarray, slots) -> np.ndarray:
         """Six outcomes for the player on roll in the slots -> for the root player."""
@@ -197,6 +200,7 @@ class Trials:
         self.context = (MatchContext(np.zeros(s, dtype=np.int64),
                                      np.zeros((s, 2), dtype=np.int64), np.zeros(s, dtype=bool))
                         if self.match else None)
+        self.turn = _TrialTurn(self)
         self.active = np.zeros(s, dtype=bool)
         self.job = np.zeros(s, dtype=np.int64)
         self.pos = np.zeros(s, dtype=np.int64)
@@ -244,8 +248,8 @@ class Trials:
         st.plies[slots] = 1  # not an opening: the player on roll may detonate at once
         if st.cube is not None:
             st.cube.value[slots], st.cube.owner[slots] = r.cube[p], r.owner[p]
-        if self.bomb:
-            st.extra["bomb"][slots] = r.bomb[p]
+        for name, values in r.extra.items():
+            st.extra[name][slots] = values[p]
         if self.context is not None:
             self.context.length[slots] = r.length[p]
             self.context.score[slots] = r.length[p, None] - r.away[p]
@@ -253,57 +257,75 @@ class Trials:
         self.active[slots] = True
 
     def _turn(self) -> None:
-        """One turn of every trial in flight: the bomb, the cube, the stops, the roll, its
-        luck, the play and the end of the games."""
-        st, settings = self.state, self.settings
-        policies = (self.player, self.player)
+        """One turn of every trial in flight (``_TrialTurn``)."""
         act = np.flatnonzero(self.active)
-        k = self.ply[act]
+        if len(act):
+            self.turn(act)
+
+
+class _TrialTurn(Turn):
+    """A turn of the trials: the variant's actions where the trial goes on (not at its
+    truncation or the ply cap), the cube (at the root only where ``double_at_start``), the
+    stops (truncation, the ply cap, the bear-off database), the roll (``TrialDice``), its
+    luck (variance reduction) and the play, then the ends of the games."""
+
+    def __init__(self, trials: Trials):
+        policies = (trials.player, trials.player)
+        super().__init__(policies, trials.state, trials.rules,
+                         trials.cube_rules if trials.cubeful else None, match=trials.context)
+        self.trials = trials
+
+    def _cut(self, rows: np.ndarray) -> np.ndarray:
+        k = self.trials.ply[rows]
         cut = k >= MAX_PLIES
-        if settings.truncate is not None:
-            cut |= k >= settings.truncate
-        if self.bomb:  # first the bomb, then the cube (engine.game's order)
-            go = act[~cut]
-            if len(go):
-                bomb_decisions(policies, st, go)
-        if self.cubeful:
-            may = act if settings.double_at_start else act[k > 0]
-            if len(may):
-                over = cube_decisions(policies, st, may, self.cube_rules, match=self.context)
-                if over.any():
-                    self._finish_passed(may[over])
-            keep = self.active[act]
-            act, cut = act[keep], cut[keep]
-        stop = cut
-        if self.bearoff and len(act):
-            stop = stop | settled(st.boards[act], self.rules)
-        if stop.any():
-            self._finish_stopped(act[stop])
-            act = act[~stop]
-        if len(act) == 0:
-            return
-        roll = self.dice.rolls(self.roots.keys[self.pos[act]], self.trial[act], self.ply[act])
-        boards = st.boards[act]
-        after = None
-        if settings.vr:
-            bomb = st.extra["bomb"][act] if self.bomb else None
-            values, best = roll_values(self.evaluator, boards, bomb)
+        if self.trials.settings.truncate is not None:
+            cut |= k >= self.trials.settings.truncate
+        return cut
+
+    def may_act(self, rows):
+        return ~self._cut(rows)
+
+    def may_double(self, rows):
+        return None if self.trials.settings.double_at_start else self.trials.ply[rows] > 0
+
+    def passed(self, rows):
+        self.trials._finish_passed(rows)
+
+    def stops(self, rows):
+        stop = self._cut(rows)
+        if self.trials.bearoff and len(rows):
+            stop = stop | settled(self.state.boards[rows], self.rules)
+        return stop
+
+    def stopped(self, rows):
+        self.trials._finish_stopped(rows)
+
+    def roll(self, rows):
+        t = self.trials
+        return t.dice.rolls(t.roots.keys[t.pos[rows]], t.trial[rows], t.ply[rows])
+
+    def play(self, rows, roll):
+        t, st = self.trials, self.state
+        boards = st.boards[rows]
+        if t.settings.vr:
+            values, best = roll_values(t.evaluator, boards, t._extra(rows))
             rolled = roll_index(roll)
-            lk = self._root(luck(values, rolled), act)
-            self.est6[act] -= lk
-            if self.cubeful and not self.match:  # the cubeless luck times the cube
-                scale = st.cube.value[act] / self.roots.cube[self.pos[act]]
-                self.est_cf[act] -= scale * (lk @ OUTCOME_POINTS)
-            if self.shortcut:
-                after = best[np.arange(len(act)), rolled]
-        if after is None:
-            after = (self.plays(boards, roll) if self.plays_itself
-                     else ask_bot(self.player, st, act, boards, roll, self.rules, self.context))
-        won = end_turn(st, act, after, self.rules, self.cube_rules)
-        self.ply[act] += 1
-        ended = won != 0
-        if ended.any():
-            self._finish_games(act[ended], won[ended])
+            lk = t._root(luck(values, rolled), rows)
+            t.est6[rows] -= lk
+            if t.cubeful and not t.match:  # the cubeless luck times the cube
+                scale = st.cube.value[rows] / t.roots.cube[t.pos[rows]]
+                t.est_cf[rows] -= scale * (lk @ OUTCOME_POINTS)
+            if t.shortcut:
+                return best[np.arange(len(rows)), rolled]
+        if t.plays_itself:
+            return t.plays(boards, roll)
+        return ask_bot(t.player, st, rows, boards, roll, self.rules, t.context)
+
+    def ended(self, rows, won):
+        self.trials.ply[rows] += 1
+        over = won != 0
+        if over.any():
+            self.trials._finish_games(rows[over], won[over])
 
 
 @contextmanager

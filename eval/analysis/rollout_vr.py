@@ -26,7 +26,7 @@ import numpy as np
 from engine import outcomes
 from engine.board import flip
 from engine.dice import ROLL_WEIGHTS, ROLLS
-from model.encoding import fold_bomb, unfold_bomb
+from model.encoding import plain_boards, read_boards
 from model.lookahead import best_replies
 
 POSITIONS_PER_CALL = 32  # positions x 21 rolls per call of best_replies (672 boards)
@@ -68,12 +68,11 @@ def as_evaluator(evaluate, rules):
     return SourceEvaluator(evaluate, rules)
 
 
-def folded(evaluator, boards: np.ndarray, bomb: np.ndarray | None) -> np.ndarray:
-    """Boards as the evaluator reads them: Nuclear's bomb folded in for a net of the
-    nuclear encoding, the boards themselves otherwise."""
-    if bomb is None or getattr(evaluator, "encoding", None) != "nuclear":
-        return boards
-    return fold_bomb(boards, bomb)
+def folded(evaluator, boards: np.ndarray, extra: dict | None) -> np.ndarray:
+    """Boards as the evaluator reads them, given the variant's state of the positions
+    (``model.encoding.read_boards``: Nuclear's bomb folded in for a net of the nuclear
+    encoding; the boards themselves otherwise)."""
+    return read_boards(getattr(evaluator, "encoding", None), boards, extra)
 
 
 def distinct_rows(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,10 +118,10 @@ class Once:
         return self.evaluator.after_play(afterstates[first])[inverse]
 
 
-def roll_values(evaluator, boards: np.ndarray, bomb: np.ndarray | None = None
+def roll_values(evaluator, boards: np.ndarray, extra: dict | None = None
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """For positions before the roll, boards (N, 26) from the player on roll (``bomb``
-    (N,) relative to him, Nuclear): his best 0-ply play of each of the 21 rolls and its
+    """For positions before the roll, boards (N, 26) from the player on roll (``extra``:
+    the variant's state, name -> (N,) relative to him, e.g. Nuclear's bomb): his best 0-ply play of each of the 21 rolls and its
     0-ply probabilities for him. Returns (values (N, 21, 6) float64, afterstates
     (N, 21, 26) int8 as the rules read them, not flipped)."""
     n = len(boards)
@@ -130,7 +129,7 @@ def roll_values(evaluator, boards: np.ndarray, bomb: np.ndarray | None = None
     after = np.empty((n, len(ROLLS), 26), dtype=np.int8)
     if n == 0:
         return values, after
-    seen = folded(evaluator, np.ascontiguousarray(boards, dtype=np.int8), bomb)
+    seen = folded(evaluator, np.ascontiguousarray(boards, dtype=np.int8), extra)
     rows = np.ascontiguousarray(seen).view(np.dtype((np.void, 26))).reshape(-1)
     _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     unique = seen[first]  # each position once
@@ -140,8 +139,7 @@ def roll_values(evaluator, boards: np.ndarray, bomb: np.ndarray | None = None
     for start in range(0, len(unique), POSITIONS_PER_CALL):
         part = unique[start:start + POSITIONS_PER_CALL]
         replies, probs = best_replies(once, flip(part))  # (k*21, 26), (k*21, 6)
-        if getattr(evaluator, "encoding", None) == "nuclear":
-            replies = unfold_bomb(replies)[0]
+        replies = plain_boards(getattr(evaluator, "encoding", None), replies)
         u_values[start:start + len(part)] = probs.reshape(len(part), len(ROLLS), 6)
         u_after[start:start + len(part)] = replies.reshape(len(part), len(ROLLS), 26)
     inverse = inverse.reshape(-1)

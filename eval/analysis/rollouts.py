@@ -93,7 +93,7 @@ def local_runner(player, evaluator, roots: Roots, settings: Settings, progress=N
 
 
 def rollout(bot, boards, settings: Settings = Settings(), states=None, keys=None,
-            bombs=None, progress=None, runner=None, ask_bot: bool = False) -> list[Result]:
+            extra=None, progress=None, runner=None, ask_bot: bool = False) -> list[Result]:
     """Roll out positions before the roll: one ``Result`` per board of ``boards`` (P, 26)
     (from the player on roll), in order.
 
@@ -103,8 +103,8 @@ def rollout(bot, boards, settings: Settings = Settings(), states=None, keys=None
     (None: money play, centred 1-cube): the cube as it lies and, with a length, the match
     score (the cube then plays by the score and the results are match winning chances).
     ``keys``: each position's dice stream (default: its own); positions given the same key
-    see the same rolls trial by trial (paired). ``bombs``: Nuclear's bomb (default
-    centred). ``progress(n)`` is told the trials as they finish. ``runner(pos, trial) ->
+    see the same rolls trial by trial (paired). ``extra``: the variant's state of the
+    positions, name -> (P,) (Nuclear: {"bomb": ...}, default centred). ``progress(n)`` is told the trials as they finish. ``runner(pos, trial) ->
     values`` plays trials (default: this process, ``local_runner``; the Ray workers of
     ``eval.analysis.rollout_actors`` give the same values). ``ask_bot``: the default
     runner asks the bot for every play even where it is a 0-ply net whose plays the loop
@@ -112,7 +112,7 @@ def rollout(bot, boards, settings: Settings = Settings(), states=None, keys=None
     """
     settings.check()
     rules = settings.rules
-    roots = make_roots(boards, states, keys, bombs, rules)
+    roots = make_roots(boards, states, keys, extra, rules)
     n = len(roots.boards)
     if n == 0:
         return []

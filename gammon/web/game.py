@@ -287,7 +287,7 @@ class WebGame(Table):
             self._event("bot", "no play", f"{self.bot_name} rolls {_roll(dice)} and cannot "
                                           f"move.")
         else:
-            self.tell_bomb()
+            self.tell_extra()
             self.tell_score()
             row = int(self.bot.choose(plays, boards, roll)[0])
             self._event("bot", "play", f"{self.bot_name} rolls {_roll(dice)} and plays "
