@@ -44,9 +44,9 @@ class Session(Table):
     """Games between a person (X, player 0 of the match) and a bot (O, player 1)."""
 
     def __init__(self, bot, bot_name: str, console: Console, rng: np.random.Generator,
-                 variant: str = "standard", rules: CubeRules | None = None,
+                 variant: str = "standard", cube_rules: CubeRules | None = None,
                  manual_dice: bool = False, name: str = "human", length: int = 0):
-        super().__init__(bot, bot_name, rng, variant, rules, name, length)
+        super().__init__(bot, bot_name, rng, variant, cube_rules, name, length)
         self.console, self.manual = console, manual_dice
         self.say = console.say
 
@@ -102,7 +102,7 @@ class Session(Table):
 
     def save(self, path: str) -> bool:
         """Write the match so far (the game in progress unfinished) to ``path``."""
-        jacoby = bool(self.rules is not None and self.rules.jacoby and not self.length)
+        jacoby = bool(self.cube_rules is not None and self.cube_rules.jacoby and not self.length)
         saved, line = save_match(self.match, path, self.variant.name, jacoby)
         self.say(line)
         return saved
@@ -235,7 +235,7 @@ class Session(Table):
             options = [w for w, ok in (("double", self.may_double(HUMAN)),
                                        ("bomb", self.may_detonate())) if ok]
             state = []
-            if self.rules is not None:
+            if self.cube_rules is not None:
                 state.append(f"cube {self.cube}, {self.owner_words()}")
             if self.has_bomb:
                 state.append(f"bomb {self.bomb_words()}")
@@ -419,7 +419,7 @@ class Session(Table):
         return True
 
     def cube_hint(self, word: str, stage: str | None) -> str:
-        if self.rules is None:
+        if self.cube_rules is None:
             return "The cube is not in play: start with --cube to use it."
         if word == "double":
             if self.crawford:
@@ -456,7 +456,7 @@ class Session(Table):
     def show_board(self, note: str) -> None:
         mine = self.board if self.turn == HUMAN else flip(self.board)
         left, right = self.match.total()
-        cube = f", cube {self.cube} ({self.owner_words()})" if self.rules is not None else ""
+        cube = f", cube {self.cube} ({self.owner_words()})" if self.cube_rules is not None else ""
         if self.length:
             cube += f", {self.length}-point match" + (", Crawford game" if self.crawford
                                                        else "")

@@ -36,15 +36,16 @@ class Table:
     both play on one; whoever holds it decides when the person is asked what."""
 
     def __init__(self, bot, bot_name: str, rng: np.random.Generator,
-                 variant: str = "standard", rules: CubeRules | None = None,
+                 variant: str = "standard", cube_rules: CubeRules | None = None,
                  name: str = "human", length: int = 0):
         self.bot, self.bot_name, self.rng = bot, bot_name, rng
         self.variant = get_variant(variant)
         self.checkers = self.variant.checkers
         self.length = length  # points to win the match; 0: a money session
-        if length and (rules is None or rules.jacoby or rules.beavers or rules.auto_doubles):
-            rules = CubeRules()  # a match: the cube, no Jacoby, beavers or automatic doubles
-        self.rules = rules
+        if length and (cube_rules is None or cube_rules.jacoby or cube_rules.beavers
+                       or cube_rules.auto_doubles):
+            cube_rules = CubeRules()  # a match: the cube, no Jacoby, beavers or automatic doubles
+        self.cube_rules = cube_rules  # the cube's rules (None: no cube); the variant's: variant
         self.name = name
         self.match = Match((name, bot_name), length, [], variant)
         self.crawford = False  # this game is the Crawford game
@@ -73,7 +74,7 @@ class Table:
         """The start position, ``first`` on roll; the seats are the .mat players: HUMAN 0,
         BOT 1."""
         self.state = new_games(self.variant, [first],
-                               Cube.centred(1) if self.rules is not None else None)
+                               Cube.centred(1) if self.cube_rules is not None else None)
 
     def throw(self) -> tuple[int, int]:
         """Two dice from the table's generator."""
@@ -152,7 +153,7 @@ class Table:
         self.game.actions.append(Action(player, PLAY, (d1, d2), text))
         cube_value = self.cube
         kind = int(end_turn(self.state, np.zeros(1, np.int64), after[None], self.variant,
-                            self.rules)[0])
+                            self.cube_rules)[0])
         if not kind:
             return 0, 0
         points = abs(int(self.state.points[0]))
@@ -174,7 +175,7 @@ class Table:
         cube = self.state.cube  # the person is on roll: the owner is seen from the doubler
         self.tell_score()
         raw = respond(self.board[None], cube.value.copy(), cube.owner.copy())
-        rules = self.rules or CubeRules()
+        rules = self.cube_rules or CubeRules()
         return int(legal_responses(np.asarray(raw), cube,
                                    CubeRules(rules.jacoby, beavers and rules.beavers,
                                              rules.auto_doubles, rules.max_cube))[0])
@@ -189,7 +190,7 @@ class Table:
 
     def bot_accepts(self, level: int) -> bool:
         """Whether the bot takes a resignation of ``level`` (1, 2, 3) per cube."""
-        if self.rules is not None and self.rules.jacoby and self.owner is None:
+        if self.cube_rules is not None and self.cube_rules.jacoby and self.owner is None:
             return True  # a centred cube under Jacoby: a single game is all it can win
         return bool(accepts_resignation(self.bot, self.board, level,
                                         on_roll=self.turn == BOT, rules=self.variant))
@@ -198,7 +199,7 @@ class Table:
         """What the person could lose if the game ended now (``eval.bots.resign.resign_levels``):
         1, 2 (no checker borne off) or 3 (and a checker on the bar or in the bot's home
         board); 1 under Jacoby while the cube is centred."""
-        if self.rules is not None and self.rules.jacoby and self.owner is None:
+        if self.cube_rules is not None and self.cube_rules.jacoby and self.owner is None:
             return 1
         mine = self.board if self.turn == HUMAN else flip(self.board)
         return resign_levels(mine, self.variant)
@@ -230,8 +231,8 @@ class Table:
     def may_double(self, player: int) -> bool:
         """Whether ``player``, on roll, may double now (``engine.cube.may_double``; never
         in a match's Crawford game)."""
-        return (self.rules is not None and player == self.turn and not self.crawford
-                and bool(cube_rules.may_double(self.state.cube, self.rules)[0]))
+        return (self.cube_rules is not None and player == self.turn and not self.crawford
+                and bool(cube_rules.may_double(self.state.cube, self.cube_rules)[0]))
 
     def accept_double(self, response: int = cube_rules.TAKE) -> None:
         """The player not on roll took a double (or beavered it: x 4): the cube goes to

@@ -138,7 +138,7 @@ def _session(respond, bot="pubeval", cube=False, manual=False, seed=3):
         from engine.cube_policy import CubeBot
         player = CubeBot(player, AlwaysDoubles(), bot)
     console = Script(respond)
-    return Session(player, bot, console, np.random.default_rng(seed), rules=rules,
+    return Session(player, bot, console, np.random.default_rng(seed), cube_rules=rules,
                    manual_dice=manual, name="tester"), console
 
 
@@ -392,7 +392,7 @@ def _match_session(respond, length, seed=5):
     from engine.cube_policy import CubeBot
     console = Script(respond)
     session = Session(CubeBot(player, keeper, "pubeval"), "pubeval", console,
-                      np.random.default_rng(seed), rules=None, name="tester", length=length)
+                      np.random.default_rng(seed), cube_rules=None, name="tester", length=length)
     return session, console, keeper
 
 

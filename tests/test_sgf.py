@@ -219,7 +219,7 @@ def session_saved(tmp_path, name: str):
 
     bot = CubeBot(make_bot("pubeval", 3), AlwaysDoubles(), "pubeval")
     session = Session(bot, "pubeval", Script(respond), np.random.default_rng(3),
-                      rules=CubeRules(), name="tester")
+                      cube_rules=CubeRules(), name="tester")
     assert session.run() == 0
     return session
 

@@ -1,16 +1,17 @@
 """The trial engine of rollouts: ``Trials`` plays trials of positions in lock-step through
 the one turn of the game (``engine.game.Turn``: the variant's actions and the cube before
-the roll, the roll, the play, ``end_turn``) and gives each trial's values for the root player (the player on roll
-at the start), whatever order they ran in.
+the roll, the roll, the play, ``end_turn``) and gives each trial's values for the root
+player (the player on roll at the start), whatever order they ran in.
 
     values = Trials(player, evaluator, roots, settings, plays=None).run(pos, trial)
 
 Up to ``CAPACITY`` trials are in flight at once, a finished trial's slot refilled at once.
 A turn of every trial in flight: the variant's actions (Nuclear's bomb), then the cube (a
-double passed ends the trial), the stops (truncation, the ply cap, the bear-off database), the roll (``TrialDice``: from
-the seed, the position's dice stream, the trial and the ply alone), its luck (variance
-reduction, ``eval.analysis.rollout_vr``), the play (``eval.analysis.rollout_players``: the
-bot asked, or ``plays``, a 0-ply net's plays worked out here) and the end of the games.
+double passed ends the trial), the stops (truncation, the ply cap, the bear-off
+database), the roll (``TrialDice``: from the seed, the position's dice stream, the trial
+and the ply alone), its luck (variance reduction, ``eval.analysis.rollout_vr``), the play
+(``eval.analysis.rollout_players``: the bot asked, or ``plays``, a 0-ply net's plays
+worked out here) and the end of the games.
 A finished trial's value: its exact result, the points of a pass, or at a stop the net's
 (the database's) probabilities with, cubeful, the cube model's equity of the cube as it
 lies; at a match score in match winning chances (``model.match_cube``).

@@ -83,7 +83,7 @@ class WebGame(Table):
                  length: int = 0, cube: bool = True, jacoby: bool = False,
                  beavers: bool = False, seed: int | None = None):
         from eval.bots.cube import with_cube
-        rules = board_rules(variant)
+        board_rules(variant)  # a variant the board can play, else a one-line refusal
         cube_rules = CubeRules(jacoby, beavers) if cube or length else None
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(2, np.uint64)[0]) % SEED_LIMIT
@@ -94,7 +94,6 @@ class WebGame(Table):
         player = bot if own or cube_rules is None else with_cube(bot, "auto", cube_rules)
         super().__init__(player, bot_name, np.random.default_rng(seed), variant, cube_rules,
                          "you", length)
-        self.rules_object = rules
         self.id = game_id
         self.phase = "roll"
         self.dice: tuple[int, int] | None = None
@@ -120,7 +119,7 @@ class WebGame(Table):
 
     def double(self) -> dict:
         self._expect("roll", "double")
-        if self.rules is None:
+        if self.cube_rules is None:
             raise Refused("these games are played without the cube")
         if self.crawford:
             raise Refused("no doubling in the Crawford game")
@@ -160,7 +159,7 @@ class WebGame(Table):
         if response == "beaver":
             if not self._may_beaver():
                 raise BadRequest("no beaver here: these games are played without beavers"
-                                 if not (self.rules and self.rules.beavers) else
+                                 if not (self.cube_rules and self.cube_rules.beavers) else
                                  "no beaver here: the cube would pass its maximum",
                                  "response")
             self.beavered.append(len(self.match.games))
@@ -311,11 +310,15 @@ class WebGame(Table):
             self._event(None, "match", f"{who} the {self.length}-point match, "
                                        f"{max(left, right)}-{min(left, right)}.")
 
+    def _jacoby(self) -> bool:
+        """Whether the Jacoby rule holds in this game (money play only)."""
+        return bool(self.cube_rules and self.cube_rules.jacoby and not self.length)
+
     def _may_beaver(self) -> bool:
         """Whether the taker of a double offered now may beaver it (the cube before the
         offer: ``engine.cube.may_beaver``)."""
-        return bool(self.rules is not None and not self.length
-                    and may_beaver(self.state.cube, self.rules)[0])
+        return bool(self.cube_rules is not None and not self.length
+                    and may_beaver(self.state.cube, self.cube_rules)[0])
 
     def _expect(self, phase: str, what: str) -> None:
         if self.phase != phase:
@@ -345,7 +348,7 @@ class WebGame(Table):
                       "hits": [bool(h) for h, (a, _) in zip(hits[k], steps[k]) if a >= 0],
                       "result": ids[k]} for k in range(len(self.plays))]
         cube = None
-        if self.rules is not None:
+        if self.cube_rules is not None:
             cube = {"value": self.cube, "owner": SIDES[self.owner],
                     "may_double": playing and self.phase == "roll" and self.may_double(HUMAN),
                     "may_beaver": self.phase == "answer" and self._may_beaver()}
@@ -353,9 +356,9 @@ class WebGame(Table):
         return {
             "id": self.id, "bot": self.bot_name, "variant": self.variant.name,
             "seed": self.seed, "length": self.length, "crawford": self.crawford,
-            "rules": {"cube": self.rules is not None,
-                      "jacoby": bool(self.rules and self.rules.jacoby and not self.length),
-                      "beavers": bool(self.rules and self.rules.beavers and not self.length)},
+            "rules": {"cube": self.cube_rules is not None, "jacoby": self._jacoby(),
+                      "beavers": bool(self.cube_rules and self.cube_rules.beavers
+                                      and not self.length)},
             "game": len(self.match.games), "score": {"you": left, "bot": right},
             "phase": self.phase, "turn": SIDES[self.turn] if playing else None,
             "board": [int(c) for c in board], "posid": posid.encode(board),
@@ -383,11 +386,11 @@ class WebGame(Table):
         state = MatchState(cube_value=self.cube, cube_owner=owner, on_roll=on_roll,
                            turn=1 - on_roll if offered else on_roll, crawford=self.crawford,
                            dice=dice, length=self.length, score=(right, left),
-                           jacoby=bool(self.rules and self.rules.jacoby and not self.length),
+                           jacoby=self._jacoby(),
                            double_offered=offered)
         mine = board if self.turn == HUMAN else flip(board)
         try:
-            return xgid.encode(mine, state, bool(self.rules and self.rules.beavers))
+            return xgid.encode(mine, state, bool(self.cube_rules and self.cube_rules.beavers))
         except ValueError:
             return None
 
