@@ -529,6 +529,62 @@ def test_a_client_hanging_up_mid_reply_is_no_traceback(capfd):
     assert "Traceback" not in err and "Error" not in err, err
 
 
+def _post_head(length: int) -> bytes:
+    return (b"POST /move HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % length)
+
+
+def _big_body_then_gone(port: int) -> None:
+    """A 2 MB body: the server answers 413 before it has read it; the client reads the
+    answer and hangs up."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        try:
+            conn.sendall(_post_head(2_000_000) + b"x" * 2_000_000)
+        except OSError:  # the server may shut its side while the body is still going
+            pass
+        assert conn.recv(64).startswith(b"HTTP/1.1 413")
+
+
+def _cut_short(port: int) -> None:
+    """A body announced at 1,000 bytes, 10 sent, then a hang-up."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        conn.sendall(_post_head(1000) + b'{"posid": ')
+
+
+def _reset_mid_body(port: int) -> None:
+    """A big body cut by a reset (no FIN): the client is gone before any answer."""
+    conn = socket.create_connection(("127.0.0.1", port), timeout=5)
+    conn.sendall(_post_head(2_000_000) + b"x" * 100_000)
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    conn.close()
+
+
+@needs_web
+def test_big_bodies_and_clients_gone_leave_no_traceback():
+    """``gammon serve-http`` as a user runs it (its own logging): the 2 MB POST body, a
+    body cut short and a client reset mid-body are each answered or dropped with no
+    traceback and no error logged, and the server serves on."""
+    proc, port = _start("serve-http", False)
+    try:
+        for _ in range(5):
+            _big_body_then_gone(port)
+            _cut_short(port)
+            _reset_mid_body(port)
+        time.sleep(0.5)
+        status, _, body, _ = _http(port, _get(f"/move?posid={START}&dice=3,1"))
+        assert status == 200 and body["plays"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+    assert "Traceback" not in err and "Error" not in err, err
+    assert len(err.splitlines()) <= 2, err  # at most the stop's line
+
+
 @needs_web
 def test_http_refuses_connections_past_its_cap(api):
     with http_server(api, max_clients=1) as (server, port):
@@ -611,7 +667,8 @@ def _start(command: str, ignore_sigint: bool):
     return proc, int(found.group(1))
 
 
-@pytest.mark.parametrize("command", ["serve-external", "serve-http"])
+@pytest.mark.parametrize("command", ["serve-external",
+                                     pytest.param("serve-http", marks=needs_web)])
 @pytest.mark.parametrize("signum, ignored", [(signal.SIGTERM, False), (signal.SIGINT, True)],
                          ids=["SIGTERM", "SIGINT-inherited-ignored"])
 def test_a_signal_stops_the_server_cleanly(command, signum, ignored):

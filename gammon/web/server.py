@@ -72,7 +72,11 @@ class Lingering:
         if transport.is_closing() or not transport.can_write_eof():
             transport.close()
             return
-        transport.write_eof()
+        try:
+            transport.write_eof()
+        except OSError:  # the client is gone already (ENOTCONN, EPIPE): nothing to linger for
+            transport.close()
+            return
         self._loop.call_later(LINGER, transport.close)
 
     def drop(self, data: bytes) -> None:
