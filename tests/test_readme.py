@@ -48,7 +48,7 @@ README_MAX_LINES = 250
 SKIPPED = {
     "python -m pip install torch==2.13.0 && python -m pip install -e . && gammon train":
         "fresh-machine setup and a training run of minutes",
-    "python -m pip install torch==2.13.0 && python -m pip install -e '.[dev]' && "
+    "python -m pip install torch==2.13.0 && python -m pip install -e '.[test]' && "
     "python -m pytest -q": "fresh-machine setup and the whole test suite",
 }
 SUBSTITUTIONS = [("--games 10000", "--games 1000")]
@@ -155,6 +155,57 @@ def test_the_readme_is_a_front_page():
         assert command in every, command
     for page in PAGES[1:]:  # the README leads to every page of the manual
         assert f"](docs/{page.name})" in text, page.name
+
+
+def _readme_test_command() -> str:
+    """The README's command that sets up and runs the tests (the one ending in pytest)."""
+    every = [c for kind, c, _ in ALL["README.md"] if kind == "shell"]
+    found = [c for c in every if c.endswith("python -m pytest -q") and "pip install" in c]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_ci_runs_the_readmes_test_command_as_written():
+    """``.ci/run`` installs the system packages, then runs the README's test command,
+    character for character, as its last command; the command installs the ``test`` extra,
+    which holds every Python package the suite imports."""
+    command = _readme_test_command()
+    lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    assert lines[-1] == command
+    assert not any("pip install" in line for line in lines[:-1])  # nothing Python beside it
+    assert "'.[test]'" in command
+
+
+def test_the_test_extra_holds_every_package_the_suite_imports():
+    """Every third-party module a test imports (at any depth) comes with the project, the
+    ``test`` extra, or Python itself."""
+    import ast
+    import tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = project["dependencies"] + project["optional-dependencies"]["test"]
+    names = {re.split(r"[<>=\[ ]", spec)[0].lower().replace("-", "_") for spec in wanted}
+    # distribution name -> the module it installs, where they differ
+    modules = {"gnubg_nn": "gnubg_nn", "onnxruntime": "onnxruntime", "httpx2": "httpx",
+               "fastapi_offline": "fastapi_offline", "openapi_spec_validator":
+               "openapi_spec_validator", "pytest_xdist": "xdist"}
+    provided = names | {modules.get(n, n) for n in names}
+    ours = {"engine", "model", "train", "eval", "gammon", "conftest", "inprocess",
+            "gnubg_helpers", "tiny_run"} | {p.stem for p in (ROOT / "tests").glob("test_*.py")}
+    missing, seen = set(), set()
+    for path in (ROOT / "tests").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                tops = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                tops = [node.module.split(".")[0]]
+            else:
+                continue
+            third = {t for t in tops if t not in ours and t not in sys.stdlib_module_names}
+            seen |= third
+            missing |= third - provided
+    assert {"numpy", "torch", "pytest", "hypothesis", "selenium"} <= seen  # the reader works
+    assert missing == set(), f"imported by tests, in no extra the README installs: {missing}"
 
 
 def test_the_pages_have_the_examples_this_test_expects():
