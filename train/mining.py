@@ -44,7 +44,6 @@ no sampling); the metadata says ``"kind": "look-ahead labels"`` with the setting
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -382,18 +381,9 @@ def generate(path, bot, net_file, settings: MiningSettings, log=None) -> int:
 
 
 def main(argv=None) -> int:
-    from eval.bots.registry import BotUnavailable
-    from eval.gnubg.cli import OneLineParser, UsageError, first_line
+    from .dataset_cli import dataset_parser, log, net_bot, run
     d = MiningSettings()
-    p = OneLineParser(prog="python -m train.mining", description=__doc__,
-                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, required=True, help="the dataset file")
-    p.add_argument("--net", type=Path, default=None,
-                   help="the checkpoint of the student and teacher (default: the shipped "
-                        "one, checkpoints/default.pt)")
-    p.add_argument("--positions", type=int, default=d.positions,
-                   help=f"the rows the file is to hold (default {d.positions})")
-    p.add_argument("--seed", type=int, default=d.seed)
+    p = dataset_parser("python -m train.mining", __doc__, d, "the student and teacher")
     p.add_argument("--plies", type=int, default=d.plies,
                    help=f"the teacher's look-ahead, 1 or 2 (default {d.plies})")
     p.add_argument("--threshold", type=float, default=d.threshold,
@@ -402,25 +392,19 @@ def main(argv=None) -> int:
                    help=f"share of agreeing decisions kept (default {d.ordinary})")
     p.add_argument("--games", type=int, default=d.games,
                    help=f"games per block (default {d.games})")
-    try:
-        args = p.parse_args(argv)
+
+    def mine(args) -> str:
         from eval.analysis.rollouts import one_thread
-        from eval.bots.registry import make_bot
-        from model.player import shipped
         settings = MiningSettings(positions=args.positions, seed=args.seed,
                                   plies=args.plies, threshold=args.threshold,
                                   ordinary=args.ordinary, games=args.games)
         settings.check()
-        net = args.net or shipped(settings.variant)
-        bot = make_bot(f"net:{net}", variant=settings.variant)
+        net, bot = net_bot(args.net, settings.variant)
         with one_thread():
-            n = generate(args.data, bot, net, settings,
-                         lambda text: print(text, file=sys.stderr, flush=True))
-    except (UsageError, ValueError, OSError, BotUnavailable) as e:
-        print(f"error: {first_line(e)}", file=sys.stderr)
-        return 2
-    print(f"{n:,} positions mined into {args.data}")
-    return 0
+            n = generate(args.data, bot, net, settings, log)
+        return f"{n:,} positions mined into {args.data}"
+
+    return run(p, argv, mine)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ validation.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -211,18 +210,10 @@ def _looked_ahead(bot, boards: np.ndarray, plies: int):
 
 
 def main(argv=None) -> int:
-    from eval.bots.registry import BotUnavailable
-    from eval.gnubg.cli import OneLineParser, UsageError, first_line
+    from .dataset_cli import dataset_parser, log, net_bot, run
     d = TargetSettings()
-    p = OneLineParser(prog="python -m train.rollout_targets", description=__doc__,
-                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, required=True, help="the dataset file")
-    p.add_argument("--net", type=Path, default=None,
-                   help="the checkpoint of the net that plays and rolls out (default: the "
-                        "shipped one, checkpoints/default.pt)")
-    p.add_argument("--positions", type=int, default=d.positions,
-                   help=f"the rows the file is to hold (default {d.positions})")
-    p.add_argument("--seed", type=int, default=d.seed)
+    p = dataset_parser("python -m train.rollout_targets", __doc__, d,
+                       "the net that plays and rolls out")
     p.add_argument("--trials", type=int, default=d.trials)
     p.add_argument("--truncate", type=int, default=d.truncate,
                    help=f"plies per trial (-1: to the end; default {d.truncate})")
@@ -240,10 +231,8 @@ def main(argv=None) -> int:
                         f"(default {d.plies}: rollouts)")
     p.add_argument("--validation", type=float, default=d.validation,
                    help=f"the share held out for validation (default {d.validation})")
-    try:
-        args = p.parse_args(argv)
-        from eval.bots.registry import make_bot
-        from model.player import shipped
+
+    def label(args) -> str:
         settings = TargetSettings(
             positions=args.positions, seed=args.seed, trials=args.trials,
             truncate=None if args.truncate < 0 else args.truncate, vr=not args.no_vr,
@@ -251,18 +240,13 @@ def main(argv=None) -> int:
             opponent_share=args.opponent_share, validation=args.validation,
             alternatives=args.alternatives, plies=args.plies)
         settings.check()
-        net = args.net or shipped(settings.variant)
-        bot = make_bot(f"net:{net}", variant=settings.variant)
+        net, bot = net_bot(args.net, settings.variant)
         from tqdm import tqdm
         with tqdm(unit="trial", disable=None, leave=False) as bar:
-            n = generate(args.data, bot, net, settings, bar.update,
-                         lambda text: print(text, file=sys.stderr, flush=True))
-    except (UsageError, ValueError, OSError, BotUnavailable) as e:
-        # "a bad or foreign file gets a one-line error": one line, exit 2, no traceback
-        print(f"error: {first_line(e)}", file=sys.stderr)
-        return 2
-    print(f"{n:,} positions rolled out into {args.data}")
-    return 0
+            n = generate(args.data, bot, net, settings, bar.update, log)
+        return f"{n:,} positions rolled out into {args.data}"
+
+    return run(p, argv, label)
 
 
 if __name__ == "__main__":

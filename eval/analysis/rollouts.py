@@ -1,7 +1,7 @@
 """Rollouts: the value of positions before the roll as the mean result of playing them out
-many times with a bot, every trial of every position in lock-step through the one game
-loop (``engine.game``: ``cube_decisions``, ``play_turn``, ``end_turn``, the bomb's
-``bomb_decisions``), so every variant rolls out by its own rules.
+many times with a bot, every trial of every position in lock-step through the one turn
+(``engine.game.Turn``: the variant's actions and the cube before the roll, the roll, the
+play, ``end_turn``), so every variant rolls out by its own rules.
 
     results = rollout(bot, boards (P, 26), Settings(trials=1296, seed=1))
 

@@ -1,6 +1,7 @@
 """When bots detonate the Nuclear bomb: the strategies, and ``BombBot`` that gives one to any bot.
 
-The game loop (``engine.game.bomb_decisions``) asks a player's optional method
+The turn (``engine.game.before_roll``, for the rules' action "detonate") asks a player's
+optional method
 
     detonate(boards, bomb) -> (N,) bool
 
