@@ -14,9 +14,9 @@ matches, matches to N points (``eval.playing.matchplay``, with ``engine.match``'
 and no decision comes before the opening roll, which is played at once. The loop knows no
 variant: a variant's state and its actions are its rules object's (``engine.rules.base``).
 
-A player (a "policy") is any callable ``player(plays, boards, dice) -> (N,) int`` that,
-given the legal plays of N positions, returns for each position the row of ``plays`` it
-chooses; cube decisions are its optional ``offer_double`` and ``respond``
+A player is any callable ``player(plays, boards, dice) -> (N,) int`` (its policy,
+``Policy``) that, given the legal plays of N positions, returns for each position the row
+of ``plays`` it chooses; cube decisions are its optional ``offer_double`` and ``respond``
 (``engine.cube_policy``). Optional methods serve variants with extra state:
 
     <action>(boards, *state) -> (N,) bool  take the variant's action before the roll
@@ -109,16 +109,16 @@ def random_policy(rng: np.random.Generator) -> Policy:
     return choose
 
 
-def _observe(policy, extra: dict | None) -> None:
-    """Tell ``policy`` the variant's state of the games it is about to choose for, when
+def _observe(player, extra: dict | None) -> None:
+    """Tell ``player`` the variant's state of the games it is about to choose for, when
     there is such state and it has ``observe_extra``."""
     if extra:
-        observe = getattr(policy, "observe_extra", None)
+        observe = getattr(player, "observe_extra", None)
         if observe is not None:
             observe(extra)
 
 
-def play_turn(policies: tuple[Policy, Policy], boards: np.ndarray, side: np.ndarray,
+def play_turn(players: tuple, boards: np.ndarray, side: np.ndarray,
               roll: np.ndarray, rules: Rules | str = "standard",
               extra: dict | None = None, score: MatchScore | None = None) -> np.ndarray:
     """Each game's seat on roll plays its roll: afterstates (N, 26) int8, not flipped.
@@ -126,16 +126,16 @@ def play_turn(policies: tuple[Policy, Policy], boards: np.ndarray, side: np.ndar
     boards (N, 26) from the seat on roll, side (N,) that seat (0 or 1), roll (N, 2). One
     call of the generator when both seats are the same player (self-play). ``extra`` (the
     variant's state of these N games, name -> (N,) array, relative to the mover) is passed
-    to each policy's ``observe_extra`` for its games right before it chooses; in match play
+    to each player's ``observe_extra`` for its games right before it chooses; in match play
     ``score`` (the N games' ``MatchScore`` from the side on roll) to its ``observe_score``.
     """
     rules = get_variant(rules)
-    if policies[0] is policies[1]:
+    if players[0] is players[1]:
         plays = legal_plays(boards, roll, rules)
-        _observe(policies[0], extra)
+        _observe(players[0], extra)
         if score is not None:
-            tell_score(policies[0], score)
-        return plays.boards[policies[0](plays, boards, roll)]
+            tell_score(players[0], score)
+        return plays.boards[players[0](plays, boards, roll)]
     after = np.empty((len(boards), 26), dtype=np.int8)
     for s in (0, 1):
         mine = np.flatnonzero(side == s)
@@ -143,10 +143,10 @@ def play_turn(policies: tuple[Policy, Policy], boards: np.ndarray, side: np.ndar
             continue
         plays = legal_plays(boards[mine], roll[mine], rules)
         if extra:
-            _observe(policies[s], {name: v[mine] for name, v in extra.items()})
+            _observe(players[s], {name: v[mine] for name, v in extra.items()})
         if score is not None:
-            tell_score(policies[s], score.rows(mine))
-        after[mine] = plays.boards[policies[s](plays, boards[mine], roll[mine])]
+            tell_score(players[s], score.rows(mine))
+        after[mine] = plays.boards[players[s](plays, boards[mine], roll[mine])]
     return after
 
 
@@ -181,21 +181,21 @@ def _never(boards: np.ndarray, *state) -> np.ndarray:
     return np.zeros(len(boards), dtype=bool)
 
 
-def asks(policy, action: str, boards: np.ndarray, state: tuple) -> np.ndarray:
-    """``policy.<action>(boards, *state)`` where it has that method, else never: (N,) bool
+def asks(player, action: str, boards: np.ndarray, state: tuple) -> np.ndarray:
+    """``player.<action>(boards, *state)`` where it has that method, else never: (N,) bool
     (a variant's action before the roll, ``Rules.before_roll_actions``)."""
-    ask = getattr(policy, action, None) or _never
+    ask = getattr(player, action, None) or _never
     answer = np.asarray(ask(boards, *state), dtype=bool)
     if answer.shape != (len(boards),):
         raise ValueError(f"{action} answered shape {answer.shape} for {len(boards)} boards")
     return answer
 
 
-def action_decisions(policies, state: GameState, rows: np.ndarray, rules: Rules, action: str,
+def action_decisions(players, state: GameState, rows: np.ndarray, rules: Rules, action: str,
                      counts: np.ndarray | None = None) -> np.ndarray:
     """A variant's action before the roll (``rules.before_roll_actions``: Nuclear's
     "detonate") in the games ``rows``: where the rules allow it (``rules.may_act``), the
-    policy of the seat on roll is asked (``asks``; it is given the boards and the games'
+    player of the seat on roll is asked (``asks``; it is given the boards and the games'
     ``extra_state`` arrays, relative to it), and where it says so the rules do it
     (``rules.act``: the board and the state changed in place).
 
@@ -213,13 +213,13 @@ def action_decisions(policies, state: GameState, rows: np.ndarray, rules: Rules,
                          & (state.plies[rows] > 0))
     if len(can) == 0:
         return taken
-    same = policies[0] is policies[1]
+    same = players[0] is players[1]
     for seat in ((0,) if same else (0, 1)):
         at = can if same else can[state.seat[rows[can]] == seat]  # positions in rows
         if len(at) == 0:
             continue
         g = rows[at]
-        taken[at] = asks(policies[seat], action, state.boards[g],
+        taken[at] = asks(players[seat], action, state.boards[g],
                          tuple(state.extra[name][g] for name in rules.extra_state))
     g = rows[taken]
     if len(g):
@@ -247,7 +247,7 @@ class CubeCounts:
         return cls(*(np.zeros((games, 2), dtype=np.int16) for _ in range(4)))
 
 
-def cube_decisions(policies, state: GameState, rows: np.ndarray, rules: CubeRules,
+def cube_decisions(players, state: GameState, rows: np.ndarray, rules: CubeRules,
                    counts: CubeCounts | None = None, on_cube=None,
                    match: MatchContext | None = None) -> np.ndarray:
     """The cube before the roll of the games ``rows``: offers where the rules allow, then
@@ -273,17 +273,17 @@ def cube_decisions(policies, state: GameState, rows: np.ndarray, rules: CubeRule
         seen = None  # the score from the doubler's side, told to both players
         if match is not None:
             seen = match.view(g, np.full(len(g), doubler), cube.value[g], cube.owner[g])
-            tell_score(policies[doubler], seen)
-        doubled = offers(policies[doubler], state.boards[g], cube.value[g], cube.owner[g])
+            tell_score(players[doubler], seen)
+        doubled = offers(players[doubler], state.boards[g], cube.value[g], cube.owner[g])
         at, g = at[doubled], g[doubled]
         if len(g) == 0:
             continue
         taker = 1 - doubler
         before = Cube(cube.value[g], cube.owner[g])
         if seen is not None:
-            tell_score(policies[taker], seen.rows(doubled))
+            tell_score(players[taker], seen.rows(doubled))
         answer = legal_responses(
-            responses(policies[taker], state.boards[g], before.value, before.owner), before,
+            responses(players[taker], state.boards[g], before.value, before.owner), before,
             rules)
         if counts is not None:
             counts.offers[g, doubler] += 1
@@ -301,7 +301,7 @@ def cube_decisions(policies, state: GameState, rows: np.ndarray, rules: CubeRule
     return over
 
 
-def before_roll(policies, state: GameState, rows: np.ndarray, rules: Rules,
+def before_roll(players, state: GameState, rows: np.ndarray, rules: Rules,
                 cube_rules: CubeRules | None = None, *, acting: np.ndarray | None = None,
                 doubling: np.ndarray | None = None, counts: CubeCounts | None = None,
                 tallies: dict | None = None, on_cube=None,
@@ -319,13 +319,13 @@ def before_roll(policies, state: GameState, rows: np.ndarray, rules: Rules,
     go = rows if acting is None else rows[acting]
     for action in rules.before_roll_actions:
         if len(go):
-            action_decisions(policies, state, go, rules, action,
+            action_decisions(players, state, go, rules, action,
                              None if tallies is None else tallies[action])
     over = np.zeros(len(rows), dtype=bool)
     if cube_rules is not None:
         at = np.arange(len(rows)) if doubling is None else np.flatnonzero(doubling)
         if len(at):
-            over[at] = cube_decisions(policies, state, rows[at], cube_rules, counts, on_cube,
+            over[at] = cube_decisions(players, state, rows[at], cube_rules, counts, on_cube,
                                       match)
     return over
 
@@ -343,7 +343,7 @@ class Turn:
     is this one:
 
     - ``roll(rows) -> (R, 2)``: the dice (no default);
-    - ``play(rows, roll) -> (R, 26)`` afterstates, not flipped: by default the policies
+    - ``play(rows, roll) -> (R, 26)`` afterstates, not flipped: by default the players
       choose (``play_turn``), told the variant's state and, in a match, the score;
     - ``may_act(rows)``, ``may_double(rows)``: (R,) bool or None (all) where the variant's
       actions and the cube may be taken; by default where a play has been made (the
@@ -354,16 +354,16 @@ class Turn:
       that played, with the rules' points for the mover (0: the game goes on).
     """
 
-    def __init__(self, policies, state: GameState, rules: Rules,
+    def __init__(self, players, state: GameState, rules: Rules,
                  cube_rules: CubeRules | None = None, *, counts: CubeCounts | None = None,
                  tallies: dict | None = None, on_cube=None, match: MatchContext | None = None):
-        self.policies, self.state, self.rules = policies, state, rules
+        self.players, self.state, self.rules = players, state, rules
         self.cube_rules, self.counts, self.tallies = cube_rules, counts, tallies
         self.on_cube, self.match = on_cube, match
 
     def __call__(self, rows: np.ndarray) -> None:
         rows = np.asarray(rows)
-        over = before_roll(self.policies, self.state, rows, self.rules, self.cube_rules,
+        over = before_roll(self.players, self.state, rows, self.rules, self.cube_rules,
                            acting=self.may_act(rows), doubling=self.may_double(rows),
                            counts=self.counts, tallies=self.tallies, on_cube=self.on_cube,
                            match=self.match)
@@ -402,7 +402,7 @@ class Turn:
         if self.match is not None:
             score = self.match.view(rows, state.seat[rows], state.cube.value[rows],
                                     state.cube.owner[rows])
-        return play_turn(self.policies, state.boards[rows], state.seat[rows], roll,
+        return play_turn(self.players, state.boards[rows], state.seat[rows], roll,
                          self.rules, extra, score)
 
     def passed(self, rows: np.ndarray) -> None:
@@ -440,14 +440,14 @@ class Results:
     actions: dict = field(default_factory=dict)
 
 
-def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
+def play(players: tuple, games: int, rng: np.random.Generator,
          variant: str | Rules = "standard", max_plies: int = 10_000,
          on_position: Callable[[np.ndarray, np.ndarray], None] | None = None,
          dice: DiceTable | None = None, dice_rows: np.ndarray | None = None,
          on_play: Callable[..., None] | None = None, cube: CubeRules | None = None,
          ties: np.ndarray | None = None, on_cube=None,
          match: MatchContext | None = None, start: np.ndarray | None = None) -> Results:
-    """Play ``games`` games between policies[0] (seat 0) and policies[1] (seat 1), turn by
+    """Play ``games`` games between players[0] (seat 0) and players[1] (seat 1), turn by
     turn (``Turn``) until every game is over or ``max_plies``.
 
     The opening roll decides who moves first and is that seat's first roll (with ``start``,
@@ -464,13 +464,13 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
     double offered. The cubeless game is the same loop without that step, on the same dice.
 
     Under rules with actions before the roll (Nuclear's bomb) the player on roll may take
-    them before every roll but the opening one, before the cube's decision; policies are
+    them before every roll but the opening one, before the cube's decision; players are
     told the variant's state before they choose a play (``observe_extra``);
     ``Results.actions`` counts.
 
     With ``match`` (``engine.match.MatchContext``, one per game) each game is a game of a
     match: the cube is used (``cube``, default ``CubeRules()``: no Jacoby, no beavers, no
-    automatic doubles), not in the Crawford game, and the policies are told the score
+    automatic doubles), not in the Crawford game, and the players are told the score
     (``observe_score``) before every decision, from the side deciding (the doubler's for
     both cube decisions); they are told None when the games are over.
     """
@@ -495,7 +495,7 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
         state.boards[:] = np.asarray(start, dtype=np.int8)
     tallies = {action: np.zeros((games, 2), dtype=np.int16)
                for action in rules.before_roll_actions}
-    turn = _GameTurn(policies, state, rules, cube, counts=counts, tallies=tallies,
+    turn = _GameTurn(players, state, rules, cube, counts=counts, tallies=tallies,
                      on_cube=on_cube, match=match)
     turn.dice, turn.dice_rows, turn.opening = dice, rows, start is None
     turn.on_position, turn.on_play = on_position, on_play
@@ -507,8 +507,8 @@ def play(policies: tuple[Policy, Policy], games: int, rng: np.random.Generator,
             turn(turn.live)
     finally:
         if match is not None:
-            for policy in policies:
-                tell_score(policy, None)
+            for player in players:
+                tell_score(player, None)
     if cube is None:
         return Results(state.points, state.plies, actions=tallies)
     return Results(state.points, state.plies, state.cube.value, turn.passed_games,
@@ -519,8 +519,8 @@ class _GameTurn(Turn):
     """``play``'s turn: the dice from its table, the plays told to its observers, the games
     that go on kept in ``live``."""
 
-    def __init__(self, policies, state: GameState, rules: Rules, cube_rules=None, **parts):
-        super().__init__(policies, state, rules, cube_rules, **parts)
+    def __init__(self, players, state: GameState, rules: Rules, cube_rules=None, **parts):
+        super().__init__(players, state, rules, cube_rules, **parts)
         self.live = np.arange(len(state))
         self.passed_games = np.zeros(len(state), dtype=bool)
         self.ply = 0

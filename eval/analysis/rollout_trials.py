@@ -271,8 +271,8 @@ class _TrialTurn(Turn):
     luck (variance reduction) and the play, then the ends of the games."""
 
     def __init__(self, trials: Trials):
-        policies = (trials.player, trials.player)
-        super().__init__(policies, trials.state, trials.rules,
+        players = (trials.player, trials.player)
+        super().__init__(players, trials.state, trials.rules,
                          trials.cube_rules if trials.cubeful else None, match=trials.context)
         self.trials = trials
 
