@@ -17,7 +17,7 @@ and the JSON metadata
                                       the input encoder (``model.encoding``), F inputs
     inputs      F
     hidden      [H1, ...]             hidden layer widths
-    activation  "sigmoid" | "relu" | "tanh"   after every hidden layer
+    activation  "sigmoid" | "relu" | "tanh"   after every hidden layer (``model.activations``)
     variant     "standard", ...       the variant it was trained for (its checkers per side)
     outputs     the six outcomes in order, for the player on roll: win_backgammon,
                 win_gammon, win_single, lose_single, lose_gammon, lose_backgammon
@@ -42,6 +42,7 @@ import numpy as np
 
 from engine.files import write_atomic
 
+from .activations import NAMES as ACTIVATIONS  # the activations a network may have
 from .encoding import WIDTHS  # inputs of each encoding
 
 FORMAT = "gammon-bot"
@@ -51,7 +52,6 @@ OTHER_PHASES = ("race", "crashed")  # phases that may have a network of their ow
 META = "meta"
 OUTPUTS = ("win_backgammon", "win_gammon", "win_single", "lose_single", "lose_gammon",
            "lose_backgammon")
-ACTIVATIONS = ("sigmoid", "relu", "tanh")
 
 class BotFileError(ValueError):
     """A bot file that cannot be used; the message names the file and the reason."""

@@ -28,9 +28,15 @@ and changing sides (``engine.board.flip``) hands the bomb over with the board.
 A variant with state of its own needs its encoding (``VARIANT_ENCODINGS``); the others take
 ``classic``, ``expert`` or ``advanced``. The encoders are NumPy only, so bots can run without
 torch.
+
+Each encoding publishes its columns (``LAYOUTS``: the classic block's point, bar and
+borne-off and side-on-roll units, then its own) and which leading units it shares with
+another (``shared_units``); the networks' fast paths and warm starts read them there.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,10 +46,45 @@ from engine.rules.plakoto import PIN, counts
 from . import features
 
 ENCODINGS = ("classic", "expert", "advanced", "plakoto", "nuclear")
-WIDTHS = {"classic": 198, "expert": 222, "advanced": 198 + 2 * features.WIDTH,
-          "plakoto": 246, "nuclear": 200}
 # variants whose networks need an encoding of their own (their state is not in 26 cells)
 VARIANT_ENCODINGS = {"plakoto": "plakoto", "nuclear": "nuclear"}
+
+CLASSIC_UNITS = 198  # every encoding starts with a block laid out as ``classic``'s 198 units
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The columns of an encoding's inputs (N, F) by meaning: a block laid out as the
+    classic units (``points`` to ``off_roll``), then its own units (``more``). Encodings
+    of the same ``block`` name hold the same units of the same board in that block (a
+    network of one can start from the other's weights there: ``shared_units``)."""
+
+    width: int  # F
+    block: str  # "classic": ``classic``'s units; "plakoto": those of the checkers on top
+    points = slice(0, 192)  # 24 points x 8 units, point p's at 8 (p - 1): POINT_UNITS[n + 15]
+    bar_off = slice(192, 196)  # the bars / 2 (mover's, opponent's), borne off / checkers (both)
+    on_roll = 196  # the mover is on roll: always 1 (the board is seen from him)
+    off_roll = 197  # the opponent is on roll: always 0
+
+    @property
+    def more(self) -> slice:
+        """The encoding's own units after the block: columns 198..F."""
+        return slice(CLASSIC_UNITS, self.width)
+
+
+LAYOUTS = {"classic": Layout(198, "classic"), "expert": Layout(222, "classic"),
+           "advanced": Layout(198 + 2 * features.WIDTH, "classic"),
+           "plakoto": Layout(246, "plakoto"), "nuclear": Layout(200, "classic")}
+WIDTHS = {name: layout.width for name, layout in LAYOUTS.items()}
+CLASSIC = LAYOUTS["classic"]
+
+
+def shared_units(a: str, b: str) -> int:
+    """How many leading input units encodings ``a`` and ``b`` hold alike: all of them for
+    one encoding, the classic block's 198 for two of the same block, else 0."""
+    if a == b:
+        return LAYOUTS[a].width
+    return CLASSIC_UNITS if LAYOUTS[a].block == LAYOUTS[b].block else 0
 
 
 def _point_table() -> np.ndarray:
@@ -59,15 +100,15 @@ def _point_table() -> np.ndarray:
     return table
 
 
-_POINT_UNITS = _point_table()
+POINT_UNITS = _point_table()  # (31, 8) float32: one point's units, row = signed count + 15
 
 
 def classic(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
     """TD-Gammon's 198 units: (N, 26) int8 -> (N, 198) float32."""
     n = len(boards)
-    out = np.empty((n, 198), dtype=np.float32)
+    out = np.empty((n, CLASSIC.width), dtype=np.float32)
     points = boards[:, 1:25].astype(np.intp) + 15  # (N, 24)
-    out[:, :192] = _POINT_UNITS[points].reshape(n, 192)
+    out[:, CLASSIC.points] = POINT_UNITS[points].reshape(n, 192)
     b = boards.astype(np.float32)
     mover_on = np.where(boards > 0, b, 0).sum(axis=1)
     opponent_on = np.where(boards < 0, -b, 0).sum(axis=1)
@@ -75,8 +116,8 @@ def classic(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
     out[:, 193] = -b[:, OPP_BAR] / 2
     out[:, 194] = (checkers - mover_on) / checkers
     out[:, 195] = (checkers - opponent_on) / checkers
-    out[:, 196] = 1.0
-    out[:, 197] = 0.0
+    out[:, CLASSIC.on_roll] = 1.0
+    out[:, CLASSIC.off_roll] = 0.0
     return out
 
 

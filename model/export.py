@@ -55,12 +55,10 @@ def export_net(net: ValueNet, encoding: str, variant: str, out: str | Path,
                source: str = "", phases: dict[str, tuple[ValueNet, str]] | None = None) -> int:
     """Write ``net`` (and the networks of other ``phases``: name -> (network, encoding)) as
     a bot file; returns its size in bytes."""
-    meta = {"encoding": encoding, "inputs": net.inputs, "hidden": list(net.hidden),
-            "activation": net.activation, "variant": variant, "source": source}
+    meta = {"encoding": encoding, **net.description(), "variant": variant, "source": source}
     arrays = net_arrays(net)
     if phases:
-        meta["phases"] = {name: {"encoding": enc, "inputs": n.inputs, "hidden": list(n.hidden),
-                                 "activation": n.activation}
+        meta["phases"] = {name: {"encoding": enc, **n.description()}
                           for name, (n, enc) in phases.items()}
         for name, (n, _) in phases.items():
             arrays.update({f"{name}.{k}": a for k, a in net_arrays(n).items()})

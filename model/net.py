@@ -10,19 +10,26 @@ from __future__ import annotations
 import numpy as np
 import torch
 from torch import nn
+from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from engine import outcomes
 from engine.board import positive
 from engine.outcomes import OUTCOME_POINTS  # noqa: F401  (points of the six outcomes)
 
+from .activations import in_torch
+from .encoding import CLASSIC, CLASSIC_UNITS, POINT_UNITS
+
 
 class ValueNet(nn.Module):
-    """MLP: inputs (N, F) -> logits of the six outcomes (N, 6).
+    """MLP: inputs (N, F) -> logits of the six outcomes (N, 6), any number of hidden layers
+    of any widths, one activation after each (``model.activations``).
 
-    ``forward_boards`` evaluates raw classic-encoded boards without building the input
-    array: the first layer's point units become a table of per-(point, count) rows summed
-    with ``embedding_bag``, which is several times faster for move selection. Encodings
-    that add inputs after the classic units (``advanced``) take the same path.
+    ``forward`` is the definition. ``forward_boards`` and ``probabilities_boards`` are its
+    fast paths for boards under an encoding of the classic block then more units
+    (``model.encoding.CLASSIC_PLUS``): the first layer's point units become a table of
+    per-(point, count) rows summed with ``embedding_bag`` (several times faster for move
+    selection). Their tables are derived from the weights and rebuilt whenever the weights'
+    version (``weights_version``) has moved on, so they never lag the weights.
     """
 
     def __init__(self, inputs: int, hidden: tuple[int, ...] = (80,), activation: str = "sigmoid"):
@@ -31,12 +38,13 @@ class ValueNet(nn.Module):
         sizes = (inputs,) + self.hidden
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
         self.out = nn.Linear(sizes[-1], 6)
-        self._act = {"sigmoid": torch.sigmoid, "relu": torch.relu, "tanh": torch.tanh}[activation]
-        self._table = None  # cached first-layer table for forward_boards
+        self._act = in_torch(activation).forward
+        self._weights = list(self.parameters())  # the same tensors for the net's life
+        self._derived = {}  # name -> (weights_version, what the fast paths derived)
         self._starts = None  # cached bag offsets for forward_boards
-        self._fused = None  # cached weights of probabilities_boards
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits (N, 6) of inputs (N, F)."""
         for layer in self.layers:
             x = self._act(layer(x))
         return self.out(x)
@@ -45,22 +53,42 @@ class ValueNet(nn.Module):
         """(N, 6) probabilities of the exclusive outcomes."""
         return torch.softmax(self(x), dim=-1)
 
-    # --- fast path for classic-encoded boards --------------------------------------------
+    def description(self) -> dict:
+        """What the network is, as bot files and ONNX files record it (with its encoding):
+        {"inputs": F, "hidden": [H1, ...], "activation": name}."""
+        return {"inputs": self.inputs, "hidden": list(self.hidden),
+                "activation": self.activation}
 
-    def invalidate(self) -> None:
-        """Forget the cached first-layer tables (call after every weight update)."""
-        self._table = None
-        self._fused = None
+    # --- fast paths for boards of the classic block (then more units) ---------------------
+
+    def weights_version(self) -> tuple:
+        """A key that moves on whenever a weight is written: per parameter, torch's count
+        of in-place writes to it (optimizer steps: ``_optimizer_stepped``,
+        ``load_state_dict``, ``w += ...`` under ``no_grad``) and where its storage lies."""
+        weights = getattr(self, "_weights", None)  # (nets pickled before it have none)
+        if weights is None:
+            weights = self._weights = list(self.parameters())
+        return tuple((w._version, w.data_ptr()) for w in weights)
+
+    def _cached(self, name: str, build):
+        """``build()``, kept until the weights' version moves on."""
+        derived = getattr(self, "_derived", None)
+        if derived is None:
+            derived = self._derived = {}
+        version = self.weights_version()
+        kept = derived.get(name)
+        if kept is None or kept[0] != version:
+            kept = derived[name] = (version, build())
+        return kept[1]
 
     def _first_layer_table(self) -> torch.Tensor:
         """(24 * 31, H): the first layer's response to each (point, signed count)."""
-        if self._table is None:
-            from .encoding import _POINT_UNITS
-            w = self.layers[0].weight.detach()[:, :192]  # (H, 192)
-            units = torch.from_numpy(_POINT_UNITS)  # (31, 8)
-            table = torch.einsum("vu,hpu->pvh", units, w.reshape(-1, 24, 8))  # (24, 31, H)
-            self._table = table.reshape(24 * 31, -1).contiguous()
-        return self._table
+        def build():
+            w = self.layers[0].weight.detach()[:, CLASSIC.points]  # (H, 24 * 8)
+            units = torch.from_numpy(POINT_UNITS)  # (31, 8)
+            table = torch.einsum("vu,hpu->pvh", units, w.reshape(len(w), _POINTS, -1))
+            return table.reshape(_POINTS * len(units), -1).contiguous()  # (24 * 31, H)
+        return self._cached("table", build)
 
     def _bag_starts(self, n: int) -> torch.Tensor:
         """(n,) int32: where each board's 24 table rows start in the flat index."""
@@ -84,32 +112,32 @@ class ValueNet(nn.Module):
         ``more`` (N, F - 198) float32 holds the more."""
         first = self.layers[0]
         h = self._bags(boards, self._first_layer_table())
-        extra = _bar_and_off(boards, checkers, 4)  # (N, 4)
+        extra = _bar_and_off(boards, checkers, _BAR_OFF)  # (N, 4)
         w = first.weight.detach()
-        # in place, in the order h + extra @ W + (bias + W[:, 196]): the same floats
-        h += torch.from_numpy(extra) @ w[:, 192:196].T
-        h += first.bias.detach() + w[:, 196]
+        # in place, in the order h + extra @ W + (bias + W[:, on roll]): the same floats
+        h += torch.from_numpy(extra) @ w[:, CLASSIC.bar_off].T
+        h += first.bias.detach() + w[:, CLASSIC.on_roll]
         if more is not None:
-            h += torch.from_numpy(more) @ w[:, 198:].T
+            h += torch.from_numpy(more) @ w[:, CLASSIC_UNITS:].T
         x = self._act(h)
         for i in range(1, len(self.layers)):  # (a slice of a ModuleList builds a new one)
             x = self._act(self.layers[i](x))
         return self.out(x)
 
     def _fused_weights(self) -> tuple:
-        """probabilities_boards' weights: the table with the first layer's bias (and the
-        constant unit 196) added to point 1's 31 rows, which every board's bag holds once;
-        the bar, off and more units' weights as one (4 + more, H) matrix; the output layer."""
-        fused = getattr(self, "_fused", None)  # (nets pickled before it have none)
-        if fused is None:
+        """probabilities_boards' weights: the table (24 * 31, H) with the first layer's
+        bias (and the on-roll unit's weight) added to point 1's 31 rows, which every
+        board's bag holds once; the bar, off and more units' weights as one (F - 194, H)
+        matrix; the output layer's weight (6, Hn) and bias (6, 1)."""
+        def build():
             first = self.layers[0]
             w = first.weight.detach()
             table = self._first_layer_table().clone()
-            table[:31] += first.bias.detach() + w[:, 196]
-            rest = torch.cat([w[:, 192:196], w[:, 198:]], dim=1).T.contiguous()  # (F-194, H)
-            fused = self._fused = (table, rest, self.out.weight.detach().clone(),
-                                   self.out.bias.detach()[:, None].clone())
-        return fused
+            table[:len(POINT_UNITS)] += first.bias.detach() + w[:, CLASSIC.on_roll]
+            rest = torch.cat([w[:, CLASSIC.bar_off], w[:, CLASSIC_UNITS:]], dim=1).T
+            return (table, rest.contiguous(), self.out.weight.detach().clone(),
+                    self.out.bias.detach()[:, None].clone())
+        return self._cached("fused", build)
 
     @torch.no_grad()
     def probabilities_boards(self, boards: np.ndarray, checkers: int = 15,
@@ -118,19 +146,37 @@ class ValueNet(nn.Module):
         ``softmax(forward_boards(...))`` within float rounding, quicker: the biases ride in
         the table, the bar, off and more units go through one product, and the output
         layer and the softmax run outcome-major, (6, N). ``units``: those units,
-        feature-major (F - 194, N) float32 (``bar_and_off_rows`` with the more below it,
-        from ``model.encoding.CLASSIC_PLUS_ROWS``; a block of columns of a bigger array
-        serves as it is); None under the classic encoding alone (worked out here)."""
+        feature-major (``unit_rows(F)``, N) float32 (``bar_and_off_rows`` with the more
+        below it, from ``model.encoding.CLASSIC_PLUS_ROWS``; a block of columns of a
+        bigger array serves as it is); None under the classic encoding alone (worked out
+        here)."""
         table, rest, w_out, b_out = self._fused_weights()
         h = self._bags(boards, table)
         if units is None:
             units = bar_and_off_rows(boards, checkers, len(rest))
         h.addmm_(torch.from_numpy(units).T, rest)  # (the same floats as from (N, F - 194))
-        x = _IN_PLACE[self.activation](h)
+        x = in_torch(self.activation).in_place(h)
         for i in range(1, len(self.layers)):
             x = self._act(self.layers[i](x))
         logits = torch.addmm(b_out, w_out, x.T)  # (6, N)
         return torch.softmax(logits, dim=0).numpy().T
+
+
+def _optimizer_stepped(optimizer, args, kwargs) -> None:
+    """After any optimizer's step, its parameters count as written: torch's fused Adam
+    writes them without moving their version on, which the fast paths' tables go by."""
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            torch.autograd.graph.increment_version(param)
+
+
+register_optimizer_step_post_hook(_optimizer_stepped)
+
+
+def unit_rows(inputs: int) -> int:
+    """The rows of ``probabilities_boards``' units for a network of ``inputs`` inputs: the
+    4 bar and off units, then the more after the classic block (F - 198)."""
+    return _BAR_OFF + inputs - CLASSIC_UNITS
 
 
 def _bar_and_off(boards: np.ndarray, checkers: int, width: int) -> np.ndarray:
@@ -154,8 +200,11 @@ def bar_and_off_rows(boards: np.ndarray, checkers: int, height: int) -> np.ndarr
     return units
 
 
-_OFFSETS = (np.arange(24, dtype=np.int32) * 31 + 15)[None, :]  # row of (point, count) in the table
-_IN_PLACE = {"sigmoid": torch.sigmoid_, "relu": torch.relu_, "tanh": torch.tanh_}
+_POINTS = (CLASSIC.points.stop - CLASSIC.points.start) // POINT_UNITS.shape[1]  # 24 of 8 units
+_BAR_OFF = CLASSIC.bar_off.stop - CLASSIC.bar_off.start  # 4 units
+# (1, 24): the table's row of (point p, signed count 0), p * 31 + 15
+_OFFSETS = (np.arange(_POINTS, dtype=np.int32) * len(POINT_UNITS)
+            + len(POINT_UNITS) // 2)[None, :]
 
 
 def flip_outcomes(p: torch.Tensor | np.ndarray):

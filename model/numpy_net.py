@@ -28,20 +28,15 @@ from engine.rules import variant as get_variant
 from engine.sanity import net_outcomes
 
 from . import botfile
+from .activations import ACTIVATIONS
 from .bomb import BombInput, plain_boards
-from .encoding import _POINT_UNITS, encoder, fold_bomb
+from .encoding import CLASSIC, POINT_UNITS, encoder, fold_bomb
 from .match_cube import ScoreAware
 from .rows import padded
 
-_PAIR_OFFSETS = (np.arange(12) * 31 * 31)[None, :]  # first row of each pair of points
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):  # exp(-x) = inf for very negative x gives 0, as it should
-        return 1 / (1 + np.exp(-x))
-
-
-ACTIVATIONS = {"sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, 0), "tanh": np.tanh}
+_COUNTS = len(POINT_UNITS)  # 31 signed counts a point may hold, -15..15
+_POINTS = (CLASSIC.points.stop - CLASSIC.points.start) // POINT_UNITS.shape[1]  # 24
+_PAIR_OFFSETS = (np.arange(_POINTS // 2) * _COUNTS * _COUNTS)[None, :]  # each pair's first row
 
 
 MAIN = "main"  # the network that values every board no other phase's network claims
@@ -93,18 +88,20 @@ class NumpyNet:
         # (fan_in, fan_out) transposed once, so every layer is x @ w + b
         self.layers = [(np.ascontiguousarray(arrays[f"{n}.weight"].T, dtype=np.float32),
                         np.asarray(arrays[f"{n}.bias"], dtype=np.float32)) for n in names]
-        self._act = ACTIVATIONS[self.activation]
+        self._act = ACTIVATIONS[self.activation].numpy
         self._encode = encoder(self.encoding)
         if self.encoding == "classic":
             w = self.layers[0][0]  # (198, H1)
             # (24, 31, H1): point p, signed count c + 15 -> the first layer's response
-            table = np.einsum("vu,puh->pvh", _POINT_UNITS, w[:192].reshape(24, 8, -1))
+            table = np.einsum("vu,puh->pvh", POINT_UNITS,
+                              w[CLASSIC.points].reshape(_POINTS, POINT_UNITS.shape[1], -1))
             table = table.astype(np.float32)
             # points 2k+1 and 2k+2 together: (12 * 31 * 31, H1), half the rows to gather
             pairs = table[0::2, :, None, :] + table[1::2, None, :, :]
-            self._pairs = np.ascontiguousarray(pairs.reshape(12 * 31 * 31, -1))
-            self._extra = np.ascontiguousarray(w[192:196])  # (4, H1) bars and borne off
-            self._bias0 = (self.layers[0][1] + w[196]).astype(np.float32)  # side on roll = 1
+            self._pairs = np.ascontiguousarray(pairs.reshape(-1, pairs.shape[-1]))
+            self._extra = np.ascontiguousarray(w[CLASSIC.bar_off])  # (4, H1) bars, borne off
+            # the side on roll's unit is always 1: its weights join the bias (H1,)
+            self._bias0 = (self.layers[0][1] + w[CLASSIC.on_roll]).astype(np.float32)
 
     def logits(self, boards: np.ndarray) -> np.ndarray:
         """(N, 26) int8 -> (N, 6) float32 logits of the six outcomes, player on roll."""
@@ -122,9 +119,9 @@ class NumpyNet:
     def _first_layer(self, boards: np.ndarray) -> np.ndarray:
         """The first layer's pre-activation (N, H1) of classic-encoded boards, by table."""
         counts = boards[:, 1:25].astype(np.intp) + 15  # (N, 24) signed count + 15
-        index = _PAIR_OFFSETS + counts[:, 0::2] * 31 + counts[:, 1::2]  # (N, 12) rows
+        index = _PAIR_OFFSETS + counts[:, 0::2] * _COUNTS + counts[:, 1::2]  # (N, 12) rows
         h = self._pairs[index[:, 0]]  # (N, H1); pair by pair: no (N, 12, H1) temporary
-        for k in range(1, 12):
+        for k in range(1, _POINTS // 2):
             h += self._pairs[index[:, k]]
         mover_on = np.maximum(boards, 0).sum(axis=1, dtype=np.int32)
         opponent_on = mover_on - boards.sum(axis=1, dtype=np.int32)

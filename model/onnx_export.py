@@ -1,9 +1,11 @@
 """Write a checkpoint's networks as one ONNX model (``model.onnx_net`` describes the file).
 
 The torch side of ONNX bot files: every network (the main one, and those of other phases)
-becomes one input and one output of a single graph, exported by torch's TorchScript-based
-exporter (``dynamo=False``: it needs the ``onnx`` package alone, no onnxscript), then the
-metadata is written into the model's ``metadata_props`` and the file is written atomically.
+becomes one input and one output of a single graph, traced from ``ValueNet.forward`` (the
+one definition: any hidden layers, its activation) by torch's TorchScript-based exporter
+(``dynamo=False``: it needs the ``onnx`` package alone, no onnxscript), then the metadata
+(``ValueNet.description``) is written into the model's ``metadata_props`` and the file is
+written atomically.
 Needs the ``onnx`` package (``pip install 'gammon[onnx]'``).
 """
 
@@ -68,8 +70,7 @@ def onnx_bytes(net: ValueNet, encoding: str, variant: str, source: str = "",
         torch.onnx.export(module, examples, buffer, input_names=inputs, output_names=outputs,
                           dynamic_axes=axes, opset_version=OPSET, dynamo=False)
     model = onnx.load_from_string(buffer.getvalue())
-    props = metadata_props({name: {"encoding": enc, "inputs": n.inputs,
-                                   "hidden": list(n.hidden), "activation": n.activation}
+    props = metadata_props({name: {"encoding": enc, **n.description()}
                             for name, (n, enc) in nets.items()}, variant, source)
     del model.metadata_props[:]
     for key, value in props.items():

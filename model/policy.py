@@ -22,7 +22,7 @@ from .bomb import BombInput, plain_boards
 from .encoding import CLASSIC_PLUS_ROWS, encoder, fold_bomb
 from .lookahead import check_plies, evaluate_plays
 from .match_cube import ScoreAware
-from .net import ValueNet, bar_and_off_rows
+from .net import ValueNet, bar_and_off_rows, unit_rows
 from .rows import padded, row_slices
 
 
@@ -84,7 +84,7 @@ class NetEvaluator:
         (``model.rows.row_slices``: one, outside ``batch_independent``)."""
         if encoding in CLASSIC_PLUS_ROWS and self.device.type == "cpu":
             # the bar, off and more units of the whole batch, feature-major (F - 194, N)
-            units = bar_and_off_rows(boards, self.checkers, net.inputs - 194)
+            units = bar_and_off_rows(boards, self.checkers, unit_rows(net.inputs))
             more = CLASSIC_PLUS_ROWS[encoding]
             if more is not None:
                 more(boards, self.checkers, out=units[4:])
@@ -101,11 +101,6 @@ class NetEvaluator:
         for rows in row_slices(len(boards)):
             out[rows] = probabilities(rows)
         return out
-
-    def invalidate(self) -> None:
-        """Forget the networks' cached tables (after their weights change)."""
-        for net in [self.net, *(n for n, _ in self.phases.values())]:
-            net.invalidate()
 
     def after_play(self, afterstates: np.ndarray) -> np.ndarray:
         """Probabilities (K, 6) for the player who just moved (``engine.outcomes``); a

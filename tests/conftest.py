@@ -1,4 +1,4 @@
-"""Shared fixtures: the GNU Backgammon move-generation corpus."""
+"""Shared fixtures: the GNU Backgammon move-generation corpus, positions of every phase."""
 
 import fcntl
 import json
@@ -24,6 +24,27 @@ def corpus_arrays(corpus):
     boards = np.array([case["board28"][:26] for case in corpus], dtype=np.int8)
     dice = np.array([[case["d1"], case["d2"]] for case in corpus])
     return boards, dice
+
+
+@pytest.fixture(scope="session")
+def phase_positions():
+    """Unique positions of random self-play games (``engine.sample.from_random_play``),
+    10,000 of each phase (``train.rollout_positions.phase_of``: contact, crashed, race):
+    {phase: (boards (10000, 26) int8, dice (10000, 2))}."""
+    from engine.sample import from_random_play
+    from train.rollout_positions import PHASES, phase_of
+    rng = np.random.default_rng(7)
+    boards, dice = from_random_play(rng, 900)
+    _, first = np.unique(boards, axis=0, return_index=True)
+    first = np.sort(first)
+    boards, dice = boards[first], dice[first]
+    phase = phase_of(boards)
+    picked = {}
+    for p, name in enumerate(PHASES):
+        rows = rng.permutation(np.flatnonzero(phase == p))
+        assert len(rows) >= 10_000, (name, len(rows))
+        picked[name] = (boards[rows[:10_000]], dice[rows[:10_000]])
+    return picked
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -9,7 +9,8 @@ from engine.rules import start_boards
 from engine.movegen import legal_plays
 from engine.sample import from_random_play, synthetic
 from model import checkpoint as ckpt
-from model.encoding import classic, encoder, expert, width
+from model.encoding import (CLASSIC, CLASSIC_PLUS, CLASSIC_UNITS, ENCODINGS, LAYOUTS,
+                            POINT_UNITS, classic, encoder, expert, shared_units, width)
 from model.net import ValueNet, equity, five_outputs, flip_outcomes
 from model.player import load_net_bot
 from model.lookahead import look_ahead
@@ -64,7 +65,7 @@ def test_fused_probabilities_equal_the_softmax_of_the_plain_forward(encoding, hi
                                                                      activation):
     """``probabilities_boards`` (biases in the table, one product for the bar, off and more
     units, the output layer outcome-major) gives the plain forward's softmax within float
-    rounding, and forgets its weights on ``invalidate``."""
+    rounding."""
     torch.manual_seed(1)
     net = ValueNet(width(encoding), hidden, activation)
     boards = np.concatenate([from_random_play(np.random.default_rng(2), 4)[0],
@@ -76,13 +77,88 @@ def test_fused_probabilities_equal_the_softmax_of_the_plain_forward(encoding, hi
     assert got.shape == (len(boards), 6) and got.dtype == np.float32
     np.testing.assert_allclose(got, plain, atol=2e-6)
     np.testing.assert_allclose(got.sum(axis=1), 1, atol=1e-6)
-    with torch.no_grad():  # a weight update, then invalidate: the new weights are used
-        net.layers[0].bias += 0.5
-        net.out.weight *= 2
-    net.invalidate()
+
+
+def _write_weights(net: ValueNet, how: str, x: torch.Tensor) -> None:
+    """Change ``net``'s weights one way: a step of an optimizer (torch's Adam, one loop, or
+    its fused kernel, which does not count its writes itself; train.step's FlatStep or
+    AutogradStep), ``load_state_dict``, or an assignment in place."""
+    from train.step import AutogradStep, FlatStep
+    y = torch.softmax(torch.randn(len(x), 6), -1)
+    if how in ("adam", "fused adam"):
+        opt = torch.optim.Adam(net.parameters(), lr=0.05, fused=how == "fused adam" or None)
+        loss = -(y * torch.log_softmax(net(x), -1)).sum()
+        loss.backward()
+        opt.step()
+    elif how in ("flat step", "autograd step"):
+        step = (FlatStep if how == "flat step" else AutogradStep)(
+            torch.optim.Adam(net.parameters(), lr=0.05), [net])
+        step.begin()
+        step.step([(0, x, y)], len(x))
+        step.end()
+    elif how == "load_state_dict":
+        torch.manual_seed(9)
+        net.load_state_dict(ValueNet(net.inputs, net.hidden, net.activation).state_dict())
+    else:
+        with torch.no_grad():
+            net.layers[0].bias += 0.5
+            net.out.weight *= 2
+
+
+@pytest.mark.parametrize("how", ["adam", "fused adam", "flat step", "autograd step",
+                                 "load_state_dict", "in place"])
+@pytest.mark.parametrize("encoding,hidden", [("classic", (24, 16)), ("advanced", (20,))])
+def test_the_fast_paths_follow_the_weights_however_they_are_written(how, encoding, hidden):
+    """The fast paths' tables are derived from the weights and keyed on their version: after
+    any write to the weights, with nothing called, ``probabilities_boards`` and
+    ``forward_boards`` give the plain forward's values of the new weights."""
+    from train.step import FUSED_ADAM
+    if how == "fused adam" and not FUSED_ADAM:
+        pytest.skip("this torch has no fused Adam for the CPU")
+    torch.manual_seed(2)
+    net = ValueNet(width(encoding), hidden)
+    boards = np.concatenate([from_random_play(np.random.default_rng(4), 2)[0],
+                             synthetic(np.random.default_rng(5), 100)])
+    x = torch.from_numpy(encoder(encoding)(boards))
+    more = CLASSIC_PLUS[encoding]
+    more = None if more is None else more(boards)
+    before = net.probabilities_boards(boards, 15, _units(net, encoding, boards))
+    net.forward_boards(boards, 15, more)  # both tables built from the old weights
+    _write_weights(net, how, x)
     with torch.no_grad():
-        plain = torch.softmax(net(torch.from_numpy(encoder(encoding)(boards))), -1).numpy()
-    np.testing.assert_allclose(net.probabilities_boards(boards, 15, extra), plain, atol=2e-6)
+        logits = net(x)
+    plain = torch.softmax(logits, -1).numpy()
+    assert np.abs(plain - before).max() > 1e-3  # the weights did change
+    got = net.probabilities_boards(boards, 15, _units(net, encoding, boards))
+    np.testing.assert_allclose(got, plain, atol=2e-6)
+    np.testing.assert_allclose(net.forward_boards(boards, 15, more).numpy(), logits.numpy(),
+                               atol=1e-5)
+
+
+def test_the_encodings_publish_their_layout():
+    """Every encoding's inputs are laid out as ``LAYOUTS`` says: its width, the classic
+    block's point units (``POINT_UNITS`` by signed count), the side on roll (1, 0), and the
+    leading units two encodings share (``shared_units``) equal on the same boards."""
+    boards = np.concatenate([from_random_play(np.random.default_rng(6), 2)[0],
+                             synthetic(np.random.default_rng(7), 200)])
+    x = {name: encoder(name)(boards) for name in ENCODINGS if name != "plakoto"}
+    x["plakoto"] = encoder("plakoto")(boards)  # no pins in these boards: plain checkers
+    for name, layout in LAYOUTS.items():
+        assert x[name].shape == (len(boards), layout.width) == (len(boards), width(name))
+        points = x[name][:, layout.points].reshape(len(boards), -1, POINT_UNITS.shape[1])
+        np.testing.assert_array_equal(points, POINT_UNITS[boards[:, 1:25] + 15])
+        assert (x[name][:, layout.on_roll] == 1).all() and (x[name][:, layout.off_roll] == 0).all()
+        assert x[name][:, layout.more].shape[1] == layout.width - CLASSIC_UNITS
+    for a in LAYOUTS:
+        for b in LAYOUTS:
+            k = shared_units(a, b)
+            assert k == (LAYOUTS[a].width if a == b else 0 if "plakoto" in (a, b)
+                         else CLASSIC_UNITS)
+            np.testing.assert_array_equal(x[a][:, :k], x[b][:, :k])
+    # the classic block's bar and borne-off columns are the bar_and_off units
+    from model.net import bar_and_off_rows
+    np.testing.assert_array_equal(x["advanced"][:, CLASSIC.bar_off],
+                                  bar_and_off_rows(boards, 15, 4).T)
 
 
 @pytest.mark.parametrize("encoding", ["classic", "advanced"])
@@ -107,11 +183,11 @@ def _units(net, encoding, boards, whole=False):
     """The fused pass's units of boards, feature-major (F - 194, N): None for the classic
     encoding alone (the pass works them out), unless ``whole``."""
     from model.encoding import CLASSIC_PLUS_ROWS
-    from model.net import bar_and_off_rows
+    from model.net import bar_and_off_rows, unit_rows
     more = CLASSIC_PLUS_ROWS[encoding]
     if more is None and not whole:
         return None
-    units = bar_and_off_rows(boards, 15, net.inputs - 194)
+    units = bar_and_off_rows(boards, 15, unit_rows(net.inputs))
     if more is not None:
         more(boards, 15, out=units[4:])
     return units

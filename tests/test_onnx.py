@@ -33,7 +33,7 @@ from model.net import ValueNet  # noqa: E402
 from model.onnx_net import FORMAT, load_onnx_bot, open_session  # noqa: E402
 from model.player import load_net_bot, shipped  # noqa: E402
 from model.policy import NetEvaluator  # noqa: E402
-from train.rollout_positions import PHASES, phase_of  # noqa: E402
+from train.rollout_positions import PHASES  # noqa: E402
 
 from inprocess import gammon  # noqa: E402
 
@@ -44,21 +44,10 @@ TOLERANCE = 1e-5
 
 
 @pytest.fixture(scope="module")
-def positions():
-    """Unique positions of random self-play games (``engine.game.play``), 10,000 of each
-    phase (``train.rollout_positions.phase_of``: contact, crashed, race)."""
-    rng = np.random.default_rng(7)
-    boards, dice = from_random_play(rng, 900)
-    _, first = np.unique(boards, axis=0, return_index=True)
-    first = np.sort(first)
-    boards, dice = boards[first], dice[first]
-    phase = phase_of(boards)
-    picked = {}
-    for p, name in enumerate(PHASES):
-        rows = rng.permutation(np.flatnonzero(phase == p))
-        assert len(rows) >= PER_PHASE, (name, len(rows))
-        picked[name] = (boards[rows[:PER_PHASE]], dice[rows[:PER_PHASE]])
-    return picked
+def positions(phase_positions):
+    """10,000 positions of each phase (conftest's ``phase_positions``)."""
+    assert all(len(boards) == PER_PHASE for boards, _ in phase_positions.values())
+    return phase_positions
 
 
 @pytest.fixture(scope="module")

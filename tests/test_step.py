@@ -1,5 +1,6 @@
-"""The learner's minibatch step without autograd (train/step.py) against autograd and
-torch's Adam: the same weights, moments and losses, to the last bit."""
+"""The learner's two minibatch steps (train/step.py): FlatStep, without autograd, against
+AutogradStep, autograd and torch's Adam: the same weights, moments and losses, to the last
+bit, with one hidden layer and two."""
 
 import numpy as np
 import pytest
@@ -7,7 +8,7 @@ import torch
 
 from model.net import ValueNet
 import train.step as step_module
-from train.step import FUSED_ADAM, FlatStep
+from train.step import FUSED_ADAM, AutogradStep, FlatStep
 
 
 def _minibatches(seed: int, count: int, features: int):
@@ -25,20 +26,15 @@ def _minibatches(seed: int, count: int, features: int):
     return out
 
 
-def _autograd(nets, optimizer, batches) -> list[float]:
-    """The plain loop: each minibatch's rows gathered (a fresh, aligned copy, as the
-    trainer's reference gathers them), autograd and torch's Adam."""
-    losses = []
+def _steps(kind, nets, optimizer, batches) -> float:
+    """``batches`` through a step of ``kind`` (FlatStep or AutogradStep); its mean loss."""
+    step = kind(optimizer, nets)
+    step.begin()
     for shares, n in batches:
-        loss = 0.0
-        for i, x, y in shares:
-            loss = loss - (y.clone() * torch.log_softmax(nets[i](x.clone()), dim=-1)).sum()
-        loss = loss / n
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
+        step.step(shares, n)
+    loss = step.mean_loss()
+    step.end()
+    return loss
 
 
 @pytest.mark.parametrize("activation", ["sigmoid", "relu", "tanh"])
@@ -55,24 +51,16 @@ def test_flat_step_is_autograd_and_adam_number_for_number(activation, hidden, fu
     def build():
         torch.manual_seed(5)
         nets = [ValueNet(10, hidden, activation), ValueNet(10, (6,), activation)]
-        params = [p for net in nets for p in net.parameters()]
-        return nets, torch.optim.Adam(params, lr=3e-3, fused=fused or None,
-                                      foreach=False if not fused else None)
+        # (AutogradStep sets Adam's kernel: fused where FUSED_ADAM says, else one loop)
+        return nets, torch.optim.Adam([p for net in nets for p in net.parameters()], lr=3e-3)
     plain_nets, plain_opt = build()
     flat_nets, flat_opt = build()
     batches = _minibatches(1, 30, 10)
-    expected = []
     # two updates: the second starts from the moments and step counts the first wrote back
     for part in (batches[:12], batches[12:]):
-        losses = _autograd(plain_nets, plain_opt, part)
-        expected.append(float(np.mean(np.float64(losses))))
-        step = FlatStep(flat_opt, flat_nets)
-        step.begin()
-        for shares, n in part:
-            step.step(shares, n)
-        got = step.mean_loss()
-        step.end()
-        assert got == pytest.approx(expected[-1], rel=1e-6)
+        expected = _steps(AutogradStep, plain_nets, plain_opt, part)
+        got = _steps(FlatStep, flat_nets, flat_opt, part)
+        assert got == pytest.approx(expected, rel=1e-6)
     for a, b in zip(plain_nets, flat_nets):
         for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items()):
             assert torch.equal(x, y), name
@@ -105,17 +93,13 @@ def test_a_few_rows_at_an_unaligned_offset_step_as_a_gathered_copy():
     def build():
         torch.manual_seed(6)
         net = ValueNet(198, (16,))
-        return net, torch.optim.Adam(net.parameters(), lr=3e-3, fused=FUSED_ADAM or None,
-                                     foreach=False if not FUSED_ADAM else None)
+        return net, torch.optim.Adam(net.parameters(), lr=3e-3)
     for start, rows in ((1, 2), (3, 3), (5, 2), (7, 3)):
         x, y = inputs[start:start + rows], targets[start:start + rows]
         assert x.data_ptr() % 64  # 198 floats a row: these views are unaligned
         plain, plain_opt = build()
-        _autograd([plain], plain_opt, [([(0, x, y)], 9)])
+        _steps(AutogradStep, [plain], plain_opt, [([(0, x.clone(), y)], 9)])  # gathered
         flat, flat_opt = build()
-        step = FlatStep(flat_opt, [flat])
-        step.begin()
-        step.step([(0, x, y)], 9)
-        step.end()
+        _steps(FlatStep, [flat], flat_opt, [([(0, x, y)], 9)])
         for (name, a), (_, b) in zip(plain.state_dict().items(), flat.state_dict().items()):
             assert torch.equal(a, b), (start, rows, name)

@@ -203,20 +203,24 @@ def _reference_update(trainer) -> None:
         trainer.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         trainer.optimizer.step()
-    trainer.evaluator.invalidate()
 
 
-@pytest.mark.parametrize("race_hidden", [(), (16,)])
-def test_the_minibatch_step_is_the_plain_one_number_for_number(tmp_path, race_hidden):
+@pytest.mark.parametrize("step, hidden, race_hidden", [
+    ("fused", (16,), ()), ("fused", (16,), (16,)), ("autograd", (16,), (16,)),
+    ("fused", (12, 8), (8, 6)), ("autograd", (12, 8), ())])
+def test_the_minibatch_step_is_the_plain_one_number_for_number(tmp_path, step, hidden,
+                                                               race_hidden):
     """The update encodes each network's positions once per epoch and steps without
-    autograd (train/step.py, for speed); the weights after it equal, bit for bit, those of
-    the plain loop over minibatches with autograd and torch's Adam (fused where torch has
-    it), with one network and with a race net."""
-    def trainer(out):
-        config = small(160, parallel_games=32, update_every=1024, batch_size=100).with_overrides(
-            model={"race_hidden": race_hidden, "race_encoding": "classic"})
+    autograd (train/step.py's FlatStep, for speed) or with it (``train.step =
+    "autograd"``); the weights after it equal, bit for bit, those of the plain loop over
+    minibatches with autograd and torch's Adam (fused where torch has it), with one network
+    and with a race net, of one hidden layer and of two."""
+    def trainer(out, step="fused"):
+        config = small(160, parallel_games=32, update_every=1024, batch_size=100,
+                       step=step).with_overrides(
+            model={"hidden": hidden, "race_hidden": race_hidden, "race_encoding": "classic"})
         return Trainer(config, tmp_path / out, log=lambda text: None)
-    fast, plain = trainer("fast"), trainer("plain")
+    fast, plain = trainer("fast", step), trainer("plain")
     plain.optimizer = torch.optim.Adam(plain.optimizer.param_groups[0]["params"],
                                        lr=plain.config.train.learning_rate,
                                        fused=FUSED_ADAM or None,

@@ -76,7 +76,6 @@ class SelfPlayActor:
         self.net.load_state_dict(payload["state_dict"])
         for name, (net, _) in self.phases.items():
             net.load_state_dict(payload["phases"][name]["state_dict"])
-        self.evaluator.invalidate()
         self.version = version
 
     def play(self, games: int, version: int = 0, payload: dict | None = None) -> tuple:

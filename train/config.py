@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # the limits every network file is checked against (torch-free: NumPy only)
+from model.activations import NAMES as _ACTIVATIONS
 from model.botfile import MAX_LAYERS, MAX_PARAMETERS, MAX_WIDTH, WIDTHS as _INPUTS
 
 
@@ -92,6 +93,10 @@ class TrainConfig:
     threads: int = 1
     """CPU threads for torch, 1..256 (one is fastest for these small networks; more than
     the free cores is much slower)."""
+    step: str = "fused"
+    """The minibatch step (``train.step``): "fused" (FlatStep: the backward pass and Adam
+    written out, several times quicker) or "autograd" (AutogradStep: autograd and
+    torch.optim.Adam, the readable one); the same weights (tested bit for bit on the CPU)."""
 
 
 @dataclass(frozen=True)
@@ -333,10 +338,11 @@ def _section(cls, values: dict, prefix: str):
 
 _CHOICES = {
     "model.encoding": ("classic", "expert", "advanced", "plakoto", "nuclear"),
-    "model.activation": ("sigmoid", "relu", "tanh"),
+    "model.activation": _ACTIVATIONS,
     "train.variant": ("standard", "nackgammon", "hypergammon", "longgammon", "caucasian",
                       "suddendeath", "nuclear", "plakoto"),
     "train.device": ("auto", "cpu", "cuda"),
+    "train.step": ("fused", "autograd"),
 }
 
 

@@ -1,28 +1,33 @@
-"""The learner's minibatch step without autograd: the value networks' forward pass, the
-backward pass of the soft-target cross-entropy written out by hand, and Adam, on one flat
-buffer of parameters per network.
+"""The learner's minibatch step, two ways with the same numbers: ``AutogradStep``, the
+readable one (the soft-target cross-entropy, autograd's backward pass, ``torch.optim.Adam``),
+and ``FlatStep``, its accelerator (the default, ``train.step``): the forward pass, the
+backward pass written out by hand, and Adam, on one flat buffer of parameters per network.
 
-Why: the networks are small (a few tens of thousands of weights) and the minibatches too
-(128 positions), so a step through autograd and ``torch.optim.Adam`` spends most of its
-time in per-call overhead (building the graph, walking it, Adam's bookkeeping), not in
-arithmetic. Here one step is a fixed list of about fifteen tensor calls per network.
+Why the accelerator: the networks are small (a few tens of thousands of weights) and the
+minibatches too (128 positions), so a step through autograd and ``torch.optim.Adam`` spends
+most of its time in per-call overhead (building the graph, walking it, Adam's bookkeeping),
+not in arithmetic. ``FlatStep`` is a fixed list of about fifteen tensor calls per network.
 
-The numbers are autograd's and Adam's: every backward formula is ATen's own backward
-kernel (``sigmoid_backward``, ``_log_softmax_backward_data``, ...) or the same matrix
-products autograd runs, and Adam's update is torch's fused kernel (the numbers of
+Its numbers are autograd's and Adam's: every backward formula is ATen's own backward kernel
+(the activation's, from ``model.activations``; ``_log_softmax_backward_data``) or the same
+matrix products autograd runs, and Adam's update is torch's fused kernel (the numbers of
 ``torch.optim.Adam(fused=True)``; torch before 2.4 has none for the CPU, and there the
-arithmetic of its foreach Adam) applied to one flat tensor. ``tests/test_step.py`` and
-``tests/test_train.py`` check that the weights after training equal, bit for bit, those of
-the plain loop with autograd and ``torch.optim.Adam``.
+arithmetic of its foreach Adam) applied to one flat tensor. ``tests/test_step.py`` checks
+that both steps give the same weights, moments and losses bit for bit, and
+``tests/test_train.py`` that the trainer's weights under either equal those of a plain loop.
 
-``FlatStep(optimizer, nets)`` reads the networks' parameters and Adam's moments into flat
-buffers (``begin``), takes minibatch steps (``step``) and writes everything back into the
-networks and the optimizer's state (``end``), so checkpoints keep torch's format.
+Both are used alike: ``step = FlatStep(optimizer, nets)`` (or ``AutogradStep``);
+``step.begin()`` (``FlatStep`` reads the networks' parameters and Adam's moments into flat
+buffers), ``step.step(shares, n)`` per minibatch, ``step.mean_loss()``, ``step.end()``
+(``FlatStep`` writes everything back into the networks and the optimizer's state, so
+checkpoints keep torch's format).
 """
 
 from __future__ import annotations
 
 import torch
+
+from model.activations import in_torch
 
 _aten = torch.ops.aten
 _ALIGN = 16  # float32 elements in 64 bytes
@@ -69,7 +74,7 @@ class _Flat:
         self.layers = [(self.views[i][0], self.views[i + 1][0], self.views[i][1],
                         self.views[i + 1][1]) for i in range(0, len(self.views), 2)]
         self.transposed = [weight.t() for weight, _, _, _ in self.layers]  # (in, out) views
-        self.activation = net.activation
+        self.activation = in_torch(net.activation)
 
     def write_back(self, optimizer) -> None:
         """Parameters into the network, moments and step count into Adam's state."""
@@ -153,7 +158,7 @@ class FlatStep:
         acts = [x]  # each layer's input
         for (_, bias, _, _), weight_t in zip(flat.layers[:-1], flat.transposed):
             pre = torch.addmm(bias, acts[-1], weight_t)
-            acts.append(_ACTIVATE[flat.activation](pre))
+            acts.append(flat.activation.forward(pre))
         bias = flat.layers[-1][1]
         logp = torch.log_softmax(torch.addmm(bias, acts[-1], flat.transposed[-1]),
                                  dim=-1)  # (k, 6)
@@ -166,8 +171,51 @@ class FlatStep:
             torch.mm(grad.t(), a, out=weight_grad)
             torch.sum(grad, 0, out=bias_grad)
             if depth:
-                grad = _BACKWARD[flat.activation](grad.mm(weight), a)
+                grad = flat.activation.backward(grad.mm(weight), a)
         return logp
+
+
+class AutogradStep:
+    """The readable minibatch step: the loss -sum(y * log_softmax(net(x))) / n over every
+    network's share, autograd's backward pass and ``torch.optim.Adam``'s step; the same
+    interface and numbers as ``FlatStep``."""
+
+    def __init__(self, optimizer: torch.optim.Adam, nets: list):
+        self.optimizer, self.nets = optimizer, nets
+        self._losses: list[torch.Tensor] = []  # each minibatch's loss, ()
+
+    def begin(self) -> None:
+        """Adam's kernel set to torch's fused one where it has it for the CPU (the numbers
+        ``FlatStep`` gives), else the single-tensor loop; whatever a checkpoint said."""
+        for group in self.optimizer.param_groups:
+            group["fused"], group["foreach"] = (True, None) if FUSED_ADAM else (None, False)
+        self._losses = []
+
+    def step(self, shares: list, n: int) -> None:
+        """One minibatch: ``shares`` per network (index into ``nets``, inputs (k, F),
+        targets (k, 6)), k >= 1; ``n`` the minibatch's size."""
+        loss = 0.0
+        for index, x, y in shares:
+            # a share is a view into the epoch's inputs: copied, so that the matrix
+            # kernels see rows on a 64-byte boundary (as FlatStep does, as gathering does)
+            logits = self.nets[index](x.clone())  # (k, 6)
+            loss = loss - (y * torch.log_softmax(logits, dim=-1)).sum()
+        loss = loss / n
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()  # a network with no share has no gradient: Adam skips it
+        self._losses.append(loss.detach())
+
+    def mean_loss(self) -> float:
+        """The mean of the minibatches' losses since ``begin`` (0.0 if none), taken in
+        float64."""
+        if not self._losses:
+            return 0.0
+        return float(torch.stack(self._losses).double().mean())
+
+    def end(self) -> None:
+        """Nothing to write back: Adam stepped the networks' own parameters."""
+        self._losses = []
 
 
 def _fused_adam_works() -> bool:
@@ -207,10 +255,3 @@ def _adam(flat: _Flat, group: dict) -> None:
     step_size = (group["lr"] / bias_correction1) * -1
     denom = flat.v.sqrt().div_(bias_correction2 ** 0.5).add_(group["eps"])
     flat.p.addcdiv_(flat.m, denom, value=step_size)
-
-
-_ACTIVATE = {"sigmoid": torch.sigmoid, "relu": torch.relu, "tanh": torch.tanh}
-# the gradient through an activation from its output: ATen's own backward kernels
-_BACKWARD = {"sigmoid": lambda grad, out: _aten.sigmoid_backward(grad, out),
-             "tanh": lambda grad, out: _aten.tanh_backward(grad, out),
-             "relu": lambda grad, out: _aten.threshold_backward(grad, out, 0)}

@@ -140,7 +140,6 @@ def fit(net: ValueNet, train: tuple[torch.Tensor, torch.Tensor],
                 break
     net.load_state_dict(best_state)
     net.eval()
-    net.invalidate()
     return {"epochs": epoch, "best_epoch": best_epoch, "start_validation_loss": start,
             "validation_loss": best, "train_loss": train_loss}
 

@@ -42,7 +42,7 @@ from .run_dir import clear_run, remove_stale_tmp, run_files  # noqa: F401 (re-ex
 from .run_state import Counters, restore, training_state
 from .run_state import resume_payload  # noqa: F401 (re-exported)
 from .selfplay import SelfPlay
-from .step import FlatStep
+from .step import AutogradStep, FlatStep
 from .td import lambda_returns
 from .warm_start import start_from
 
@@ -95,7 +95,8 @@ class Trainer:
         parameters = [*self.net.parameters(),
                       *(p for net, _ in self.phases.values() for p in net.parameters())]
         # Adam's hyperparameters and state (moments, step counts: what checkpoints keep); its
-        # steps are taken by ``train.step`` with the numbers of torch's fused Adam
+        # steps are taken by ``train.step.FlatStep`` (``AutogradStep`` with the config's
+        # train.step = "autograd"), with the numbers of torch's fused Adam
         self.optimizer = torch.optim.Adam(parameters, lr=t.learning_rate, foreach=True)
         # separate generators: the dice of self-play, and the order of the minibatches
         dice_seed, order_seed = np.random.SeedSequence(t.seed).spawn(2)
@@ -117,7 +118,6 @@ class Trainer:
             self.counters, self.pending_states, self.pending_targets = restore(
                 resume, self.source, self.net, self.phases, self.optimizer, self.rng,
                 self.selfplay)
-            self.evaluator.invalidate()
             self.saved_games = self.counters.games
             self.last_checkpoint = Path(source) if source is not None else None
 
@@ -221,8 +221,9 @@ class Trainer:
         targets = torch.from_numpy(np.concatenate(self.pending_targets)).to(self.device)
         self.pending_states, self.pending_targets = [], []
         nets = self._networks_of(states)
-        flat = FlatStep(self.optimizer, [net for net, _, _ in nets])
-        flat.begin()
+        step = (FlatStep if t.step == "fused" else AutogradStep)(
+            self.optimizer, [net for net, _, _ in nets])
+        step.begin()
         for _ in range(t.epochs):
             order = self.rng.permutation(len(states))
             starts = range(0, len(states), t.batch_size)
@@ -243,13 +244,12 @@ class Trainer:
             for b, start in enumerate(starts):
                 # cross-entropy against soft targets (lambda-returns are mixtures), each
                 # position through its phase's network (``train.step``: autograd's and
-                # Adam's numbers, without their overhead)
-                flat.step([(i, xs[b], ys[b]) for i, (xs, ys) in enumerate(shares)
+                # Adam's numbers, by default without their overhead)
+                step.step([(i, xs[b], ys[b]) for i, (xs, ys) in enumerate(shares)
                            if len(xs[b])], min(t.batch_size, len(states) - start))
                 self.counters.updates += 1
-        loss = flat.mean_loss()
-        flat.end()
-        self.evaluator.invalidate()
+        loss = step.mean_loss()
+        step.end()  # the weights written: the evaluator's tables follow their version
         return loss
 
     def _networks_of(self, states: np.ndarray) -> list[tuple[ValueNet, str, np.ndarray]]:

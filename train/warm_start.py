@@ -1,20 +1,17 @@
 """Warm start (``model.init``): a run's networks begin from the weights of a model file
 instead of random ones, phase by phase; a net of another encoding gives the input units both
-share (the classic 198), the other units of the first layer starting at zero.
+share (``model.encoding.shared_units``: the classic 198), the other units of the first layer
+starting at zero.
 """
 
 from __future__ import annotations
 
 import torch
 
+from model.encoding import shared_units
 from model.net import ValueNet
 
 from .config import ConfigError
-
-
-# the leading input units two encodings share (the classic 198), by pair of names
-_CLASSIC_FIRST = ("classic", "expert", "advanced", "nuclear")  # the classic 198 units first
-_SHARED_UNITS = {(a, b): 198 for a in _CLASSIC_FIRST for b in _CLASSIC_FIRST if a != b}
 
 
 def start_from(nets: dict[str, tuple[ValueNet, str]], path: str) -> None:
@@ -47,8 +44,8 @@ def _copy_weights(net: ValueNet, encoding: str, source: ValueNet, source_encodin
                           f"{net.activation}")
     state = source.state_dict()
     if source_encoding != encoding:
-        shared = _SHARED_UNITS.get((source_encoding, encoding))
-        if shared is None:
+        shared = shared_units(source_encoding, encoding)  # the leading units both hold alike
+        if not shared:
             raise ConfigError(f"model.init: {path} {which}is a {source_encoding} net; a "
                               f"{encoding} net cannot start from it")
         first = torch.zeros_like(net.layers[0].weight)
