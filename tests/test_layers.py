@@ -251,3 +251,17 @@ for name in sys.argv[1:]:
     assert [r[0] for r in rows] == list(ENTRY_POINTS)
     for name, code, lines, usage in rows:
         assert (code, usage) == ("0", "True") and int(lines) > 2, name
+
+
+SEAMS = ("train", "eval/analysis", "gammon")  # the layers' seams: modules of one concern
+SEAM_MAX_LINES = 500
+
+
+def test_no_module_at_the_seams_is_over_500_lines():
+    """Modules under train/, eval/analysis/ and gammon/ keep to one concern: 500 lines at
+    most (a longer one is split by concern, as trainer.py, rollouts.py and session.py
+    were)."""
+    long = sorted(f"{path.relative_to(ROOT)}: {n} lines"
+                  for seam in SEAMS for path in (ROOT / seam).rglob("*.py")
+                  if (n := len(path.read_text().splitlines())) > SEAM_MAX_LINES)
+    assert long == []
