@@ -218,7 +218,7 @@ def test_an_illegal_move_stops_or_skips_the_rest_of_its_game(tmp_path):
     path = tmp_path / "illegal.mat"
     path.write_text(ILLEGAL)
     line = _error(path)
-    assert "game 1, move 3, alice (player 0): 52: '24/14'" in line
+    assert "game 1, move 3, alice (player 0), line 6: 52: '24/14'" in line
     run = gammon("review", path, "--on-illegal", "skip", "--json", "--no-progress")
     assert run.returncode == 0
     warning = run.stderr.strip().splitlines()

@@ -351,11 +351,18 @@ def test_an_illegal_move_is_named_with_its_place():
 def test_the_file_must_agree_with_itself():
     """An SGF file has no checksum, but says some things twice: the result (RE) and what
     the moves give; the score before each game (MI) and what the games before it give; the
-    Crawford game (RU) and the doubles in it."""
-    one_line_error(replaced("match3", "RE[W+1]", "RE[B+1]"),
-                   "game 1: RE[B+1] says B wins 1, the moves say W wins 1 (drop)")
-    one_line_error(replaced("match3", "RE[W+4R]", "RE[W+5R]"),
-                   "a resignation wins 1, 2 or 3 times the cube (4), not 5")
+    Crawford game (RU) and the doubles in it. A result stated otherwise than the moves is
+    read as GNU Backgammon reads it, with a warning saying which number is used."""
+    found = read_sgf(replaced("match3", "RE[W+1]", "RE[B+1]"))
+    assert found.warnings == ["game 1: RE[B+1] says B wins 1, the moves say W wins 1 (drop): "
+                              "1 for W is used"]
+    assert (found.match.games[0].winner, found.match.games[0].points) == (0, 1)
+    found = read_sgf(replaced("match3", "RE[W+4R]", "RE[W+5R]"))
+    assert found.warnings == ["game 2: RE[W+5R]: a resignation wins 1, 2 or 3 times the cube "
+                              "(4), not 5: 4 is used"]  # gnubg: 5 // 4 = 1 time the cube
+    assert found.match.games[1].points == 4
+    found = read_sgf(replaced("match3", "RE[W+4R]", "RE[W+40R]"))
+    assert found.match.games[1].points == 12 and "40: 12 is used" in found.warnings[0]
     one_line_error(replaced("match3", "[ws:1][bs:0]", "[ws:0][bs:1]"),
                    "game 2: MI says the score before it is W 0, B 1; the games before it add "
                    "up to W 1, B 0")
@@ -364,8 +371,15 @@ def test_the_file_must_agree_with_itself():
     one_line_error(replaced("match3", "RE[W+1]", "RE[W wins]"), "a result is W+N or B+N")
     one_line_error(replaced("match3", "MI[length:3][game:1]", "MI[length:5][game:1]"),
                    "one file holds one match")
-    one_line_error(replaced("match3", ";B[21lnab]", ";AB[aa]B[21lnab]"), "sets up checkers")
-    one_line_error(replaced("match3", ";B[21lnab]", ";CV[2]B[21lnab]"), "sets the cube to 2")
+    # checkers set up before the first move: a set-up position, which must be one
+    one_line_error(replaced("match3", ";B[21lnab]", ";AB[a]B[21lnab]"),
+                   "game 1 (line 2): AB[...] sets up the position: the position set up has 16 "
+                   "Black checkers, more than the 15 of standard")
+    one_line_error(replaced("match3", ";B[21lnab]", ";AB[aa]B[21lnab]"),
+                   "[aa] is no point: a point is a letter a-x, y the bar")
+    one_line_error(replaced("match3", ";W[52mhxv]", ";AB[a]W[52mhxv]"),
+                   "game 1 (line 3): AB[...] sets up checkers after move 1")
+    one_line_error(replaced("match3", ";W[52mhxv]", ";CV[2]W[52mhxv]"), "sets the cube to 2")
 
 
 def test_bad_mat_files_through_read_match_file():

@@ -22,9 +22,23 @@ in play (no last bear-off, no drop) it records a resignation, as gnubg reads it.
 layout follows gnubg's exporter (left cells ``%3d) %-27s ``), and reading follows its
 importer's column rules, so files round-trip through ``import mat`` / ``export match mat``.
 
+Other programs write the same layout with their own habits, which ``parse_match`` reads as
+GNU Backgammon 1.07's ``import mat`` does (its ``ParseMatMove``): ``; [Key "Value"]`` header
+lines (kept in ``Match.headers``; ``engine.formats.foreign`` says what the rules ones mean);
+a roll that cannot be played written ``64: Cannot Move`` (Backgammon Studio, eXtreme
+Gammon); a roll with ``????`` for its play (Backgammon Studio, eXtreme Gammon: the player
+rolled and then resigned, or the game ended on time); a ``Losses N point(s)`` cell beside
+or under the winner's (Backgammon Galaxy), which only repeats the points and may stand in
+either column; ``Wins N point(s) and the match``; ``Wins`` in a numbered row; names and
+scores of any length. The score line of each game is kept (``Game.score``) and the first
+one is the match's score before its first game (``Match.start_score``), so a file holding
+the later games of a match reads at their score.
+
 ``format_match`` writes a ``Match``, ``parse_match`` reads one, ``replay`` plays a game's
-actions on the board and raises ValueError at the first illegal one. No files: callers
-read and write the text.
+actions on the board and raises ValueError at the first illegal one; ``settle`` makes a
+read match say what its play says (a roll then a resignation, results and scores the file
+states otherwise), as GNU Backgammon imports it, with a warning for each change. No files:
+callers read and write the text.
 """
 
 from __future__ import annotations
@@ -63,6 +77,7 @@ class Action:
     dice: tuple[int, int] = (0, 0)
     play: str = ""
     cube: int = 0
+    line: int = field(default=0, compare=False)  # the file's line it was read from (0: none)
 
     def cell(self) -> str:
         """The action as gnubg writes it in its cell (moves with a trailing space)."""
@@ -79,28 +94,55 @@ class Action:
 
 
 @dataclass
+class SetUp:
+    """A game that starts from a position set up by hand rather than the opening position:
+    the board (26,) from the side of ``player`` (0 or 1), who is on roll; the cube's value
+    and owner (-1 centred, else the player who holds it)."""
+
+    board: np.ndarray
+    player: int
+    cube: int = 1
+    owner: int = -1
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, SetUp) and np.array_equal(self.board, other.board)
+                and (self.player, self.cube, self.owner)
+                == (other.player, other.cube, other.owner))
+
+
+@dataclass
 class Game:
     """A game's actions in order, and its end: the winner (None while unfinished) and the
-    points won (cube value included)."""
+    points won (cube value included). ``start``: a set-up position it starts from (None:
+    the opening). What a read file says besides: ``score``, its score line (left, right);
+    ``losses``, the N of a ``Losses N point`` line; ``line``, the line its ``Game N``
+    header stands on."""
 
     actions: list[Action] = field(default_factory=list)
     winner: int | None = None
     points: int = 0
+    start: SetUp | None = None
+    score: tuple[int, int] | None = field(default=None, compare=False)
+    losses: int | None = field(default=None, compare=False)
+    line: int = field(default=0, compare=False)
 
 
 @dataclass
 class Match:
     """Two players (left, right), the match length (0: a money session), the games and the
-    variant they were played in."""
+    variant they were played in; the score before the first game (a file may hold the later
+    games of a match); a read file's ``; [Key "Value"]`` header lines."""
 
     names: tuple[str, str]
     length: int = 0
     games: list[Game] = field(default_factory=list)
     variant: str = "standard"
+    start_score: tuple[int, int] = (0, 0)
+    headers: dict[str, str] = field(default_factory=dict, compare=False)
 
     def scores(self) -> list[tuple[int, int]]:
         """The score before each game: [(left, right), ...]."""
-        scores, left, right = [], 0, 0
+        scores, (left, right) = [], self.start_score
         for game in self.games:
             scores.append((left, right))
             if game.winner == 0:
@@ -111,8 +153,8 @@ class Match:
 
     def total(self) -> tuple[int, int]:
         """The score after the last finished game."""
-        left = sum(g.points for g in self.games if g.winner == 0)
-        return left, sum(g.points for g in self.games if g.winner == 1)
+        left = self.start_score[0] + sum(g.points for g in self.games if g.winner == 0)
+        return left, self.start_score[1] + sum(g.points for g in self.games if g.winner == 1)
 
 
 def play_text(steps, hits) -> str:
@@ -148,6 +190,10 @@ def format_match(match: Match, comments: dict[str, str] | None = None) -> str:
     text = "\n".join(lines) + ("\n\n" if lines else "")
     text += f" {match.length} point match\n\n"
     names = [_name(n) for n in match.names]
+    for number, game in enumerate(match.games, 1):
+        if game.start is not None:
+            raise ValueError(f"game {number} starts from a set-up position, which a .mat "
+                             f"file cannot hold")
     for number, (game, (left, right)) in enumerate(zip(match.games, match.scores()), 1):
         text += f" Game {number}\n"
         text += f" {f'{names[0]} : {left}':<31}{names[1]} : {right}\n"
@@ -186,61 +232,94 @@ def _format_game(game: Game, number: int) -> str:
 _HEADER = re.compile(r"^\s*(\d+)\s+point\s+match", re.IGNORECASE)
 _GAME = re.compile(r"^\s*Game\s+(\d+)", re.IGNORECASE)
 _ROLL = re.compile(r"^([1-6])([1-6]):(.*)$")
-_VARIATION = re.compile(r'^[;#]\s*\[Variation\s+"([^"]*)"\]', re.IGNORECASE)
+_COMMENT = re.compile(r'^[;#]\s*\[\s*([^"\]]*?)\s*"(.*)"\s*\]\s*$')
+# what stands for no play after a roll: Studio and XG's "Cannot Move" for a roll that cannot
+# be played; their "????" (gnubg: "XG writes this when the player resigned after rolling")
+_NO_PLAY = re.compile(r"^(cannot\s+move|\?{3,4})$", re.IGNORECASE)
+_CELLS = ("a roll and its play ('52: 13/8 13/11'), 'Doubles => N', 'Takes', 'Drops', "
+          "'Wins N point(s)' or 'Losses N point(s)'")
+
+
+def variant_of(name: str) -> str | None:
+    """The variant a ``Variation`` header names (gnubg's words), None for one gammon does not
+    know."""
+    return {v.lower(): k for k, v in VARIATIONS.items()}.get(name.strip().lower())
 
 
 def parse_match(text: str) -> Match:
-    """A Match from .mat text; ValueError names the line it cannot read.
+    """A Match from .mat text; ValueError names the line it cannot read and what it
+    expected there.
 
-    Names come from the first game's score line. Plays keep their text (checked only by
-    ``replay``); a game's winner and points come from its ``Wins`` line.
+    Names and scores come from each game's score line (the first one's score is the
+    match's ``start_score``). Plays keep their text (checked only by ``replay`` and
+    ``settle``); a game's winner and points come from its ``Wins`` line, as written.
     """
     match: Match | None = None
-    length, variant = None, "standard"
+    length, variant, headers = None, "standard", {}
     game: Game | None = None
     expect_names = False
     for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip("\r\n")
+        line = raw.rstrip("\r\n").lstrip("\ufeff")
         if not line.strip():
             continue
         if line.lstrip().startswith((";", "#")):
-            found = _VARIATION.match(line.lstrip())
-            if found:
-                variant = {v.lower(): k for k, v in VARIATIONS.items()}.get(
-                    found.group(1).lower(), variant)
+            found = _COMMENT.match(line.strip())
+            if found and length is None:
+                key, value = found.group(1), found.group(2)
+                headers[key] = value
+                if key.lower() == "variation":
+                    variant = variant_of(value) or variant
             continue
         if length is None:
             header = _HEADER.match(line)
             if not header:
-                raise ValueError(f"line {number}: expected 'N point match', got {line.strip()!r}")
+                raise ValueError(f"line {number}: expected 'N point match', got "
+                                 f"{line.strip()[:60]!r}")
             length = int(header.group(1))
             continue
         if _GAME.match(line):
-            game, expect_names = Game(), True
+            game, expect_names = Game(line=number), True
             continue
         if game is None:
-            raise ValueError(f"line {number}: expected 'Game N', got {line.strip()!r}")
+            raise ValueError(f"line {number}: expected 'Game N', got {line.strip()[:60]!r}")
         if expect_names:
-            names = _read_names(line, number)
+            names, score = _read_names(line, number)
+            game.score = score
             if match is None:
-                match = Match(names, length, [], variant)
+                match = Match(names, length, [], variant, score, headers)
             match.games.append(game)
             expect_names = False
             continue
-        for player, cell in enumerate(_split_row(line)):
-            _read_cell(cell, player, game, number)
+        for row in _rows(line):
+            for player, cell in enumerate(_split_row(row)):
+                _read_cell(cell, player, game, number)
     if length is None:
         raise ValueError("not a .mat file: no 'N point match' line")
-    return match or Match(("player 1", "player 2"), length, [], variant)
+    return match or Match(("player 1", "player 2"), length, [], variant, (0, 0), headers)
 
 
-def _read_names(line: str, number: int) -> tuple[str, str]:
-    """Names of ``alice : 3        bob : 0``."""
-    found = re.match(r"^\s*(.+?)\s*:\s*(\d+)\s+(.+?)\s*:\s*(\d+)\s*$", line)
+def _read_names(line: str, number: int) -> tuple[tuple[str, str], tuple[int, int]]:
+    """Names and scores of ``alice : 3        bob : 0`` (a name may be empty, as some
+    sites write a player who left: it is named by its column then)."""
+    found = re.match(r"^\s*(.*?)\s*:\s*(\d+)\s+(.*?)\s*:\s*(\d+)\s*$", line)
     if not found:
-        raise ValueError(f"line {number}: expected 'NAME : SCORE   NAME : SCORE', "
-                         f"got {line.strip()!r}")
-    return found.group(1), found.group(3)
+        raise ValueError(f"line {number}: expected the players and the score, 'NAME : SCORE"
+                         f"   NAME : SCORE', got {line.strip()[:60]!r}")
+    names = (found.group(1).strip() or "player 1", found.group(3).strip() or "player 2")
+    return names, (int(found.group(2)), int(found.group(4)))
+
+
+_SECOND_ROW = re.compile(r"^(.*?\S)\s{2,}(\d+\)\s.*)$")
+
+
+def _rows(line: str) -> list[str]:
+    """The rows of a line: one, or two when a row number stands after the first one's
+    cells (Galaxy: ``24) 43: 21/18 18/14      24)  Losses 2 point ...  Wins 2 point``, a
+    row written without its line break)."""
+    found = _SECOND_ROW.match(line)
+    if found and re.match(r"^\s*\d+\)", line):
+        return [found.group(1), found.group(2)]
+    return [line]
 
 
 def _split_row(line: str) -> tuple[str, str]:
@@ -267,19 +346,29 @@ def _read_cell(cell: str, player: int, game: Game, number: int) -> None:
     lower = cell.lower()
     if roll:
         d1, d2 = sorted((int(roll.group(1)), int(roll.group(2))), reverse=True)
-        game.actions.append(Action(player, PLAY, (d1, d2), " ".join(roll.group(3).split())))
+        play = " ".join(roll.group(3).split())
+        if _NO_PLAY.match(play):
+            play = ""
+        game.actions.append(Action(player, PLAY, (d1, d2), play, line=number))
     elif lower.startswith("double"):
         value = re.search(r"=>\s*(\d+)", cell)
-        game.actions.append(Action(player, DOUBLE, cube=int(value.group(1)) if value else 0))
+        game.actions.append(Action(player, DOUBLE, cube=int(value.group(1)) if value else 0,
+                                   line=number))
     elif lower.startswith("take"):
-        game.actions.append(Action(player, TAKE))
+        game.actions.append(Action(player, TAKE, line=number))
     elif lower.startswith(("drop", "pass")):
-        game.actions.append(Action(player, DROP))
+        game.actions.append(Action(player, DROP, line=number))
     elif lower.startswith("win"):
         points = re.search(r"(\d+)", cell)
         game.winner, game.points = player, int(points.group(1)) if points else 1
+    elif lower.startswith("loss"):  # Galaxy's loser's line: its points, in either column
+        points = re.search(r"(\d+)", cell)
+        game.losses = int(points.group(1)) if points else None
+    elif lower.startswith(("beaver", "raccoon")):
+        raise ValueError(f"line {number}: {cell[:40]!r}: a beaver (a double answered by a "
+                         f"redouble) cannot be held by gammon's records")
     else:
-        raise ValueError(f"line {number}: cannot read {cell!r}")
+        raise ValueError(f"line {number}: cannot read {cell[:40]!r}: expected {_CELLS}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,24 +391,28 @@ class Replay:
     ended_by: str  # "bear-off", "drop", "resignation" or "" (unfinished)
 
 
-def replay(game: Game, variant: str = "standard", number: int = 1) -> Replay:
+def replay(game: Game, variant: str = "standard", number: int = 1,
+           jacoby: bool = False) -> Replay:
     """Play a game's actions from the start through the game loop (``engine.game``) and the
-    cube's rules (``engine.cube``); ValueError at the first illegal one.
+    cube's rules (``engine.cube``; ``jacoby``: a money game's gammons count single while the
+    cube is centred); ValueError at the first illegal one.
 
     Checks that players alternate, that every play is legal for its roll, that a double
     comes before a roll from the player on turn with the cube the rules give, that takes and
     drops answer a double, and that the Wins line agrees with the end of the game.
     """
     rules = get_variant(variant)
+    cube_rules = CubeRules(jacoby=True, max_cube=_MONEY.max_cube) if jacoby else _MONEY
     state = None  # one game; its seat is the .mat player (0 left, 1 right)
     pending, winner, points, ended = None, None, 0, ""
     one = np.zeros(1, dtype=np.int64)
     for k, a in enumerate(game.actions, 1):
-        where = f"game {number}, action {k} ({a.kind} by player {a.player})"
+        where = (f"game {number}, action {k} ({a.kind} by player {a.player}"
+                 f"{f', line {a.line}' if a.line else ''})")
         if ended:
             raise ValueError(f"{where}: the game is already over ({ended})")
         if state is None:
-            state = new_games(rules, [a.player], Cube.centred(1))
+            state = start_state(game, rules, a.player)
         mover, cube = int(state.seat[0]), state.cube
         if a.kind == PLAY:
             if pending is not None:
@@ -332,7 +425,7 @@ def replay(game: Game, variant: str = "standard", number: int = 1) -> Replay:
                 row = parse_play(a.play, board, a.dice[0], a.dice[1], plays, rules)
             except ValueError as e:
                 raise ValueError(f"{where}: {a.dice[0]}{a.dice[1]}: {a.play!r}: {e}") from None
-            if end_turn(state, one, plays.boards[row][None], rules, _MONEY)[0]:
+            if end_turn(state, one, plays.boards[row][None], rules, cube_rules)[0]:
                 winner, ended, points = mover, "bear-off", abs(int(state.points[0]))
         elif a.kind == DOUBLE:
             if pending is not None or a.player != mover:
@@ -353,7 +446,7 @@ def replay(game: Game, variant: str = "standard", number: int = 1) -> Replay:
         else:
             raise ValueError(f"{where}: unknown action")
     if state is None:
-        state = new_games(rules, [0], Cube.centred(1))
+        state = start_state(game, rules, 0)
     board = state.boards[0] if ended != "bear-off" else flip(state.boards[0])
     if game.winner is not None:
         if not ended:
@@ -364,5 +457,163 @@ def replay(game: Game, variant: str = "standard", number: int = 1) -> Replay:
     return Replay(board, int(state.cube.value[0]), winner, points, ended)
 
 
-__all__ = ["Action", "Game", "Match", "PLAY", "DOUBLE", "TAKE", "DROP", "play_text",
-           "format_match", "parse_match", "replay", "Replay"]
+def start_state(game: Game, rules, player: int):
+    """The game loop's state (``engine.game``) of one game at its start: the opening
+    position with ``player`` on roll and a centred cube, or the game's set-up position."""
+    if game.start is None:
+        return new_games(rules, [player], Cube.centred(1))
+    s = game.start
+    owner = 0 if s.owner < 0 else (1 if s.owner == s.player else -1)
+    state = new_games(rules, [s.player], Cube(np.array([s.cube], dtype=np.int32),
+                                              np.array([owner], dtype=np.int8)))
+    state.boards[0] = np.asarray(s.board, dtype=np.int8)
+    return state
+
+
+# ---------------------------------------------------------------------------------------------
+# Settling a read match
+
+
+def _who(match: Match, player: int | None) -> str:
+    return match.names[player] if player in (0, 1) else "nobody"
+
+
+def settle(match: Match, jacoby: bool = False) -> list[str]:
+    """Make a read match say what its play says, as GNU Backgammon 1.07 imports it; one
+    warning (a line) for each thing changed, saying what the file says and what is used.
+
+    - A roll written without a play (``51:``, ``51: ????``) as the last action of a game,
+      when the roll could be played, is the player rolling and then resigning (or the game
+      ending on time): the roll is dropped (gnubg: "roll but no move found; if there are
+      legal moves assume a resignation"). So is a roll without a play after the game's end.
+    - A game the play ends (the last checker borne off, a double dropped) is won as the
+      play says; a ``Wins`` line saying another winner or other points is warned about.
+    - A ``Wins`` line in a game the play does not end is a resignation, which wins 1, 2 or
+      3 times the cube: other points are rounded up to one of them, as gnubg does (at most
+      3 times the cube), with a warning. A ``Losses`` line with other points is warned about.
+    - The score before each game is the match's first score plus the games before it; a
+      score line saying otherwise is warned about (once where the difference appears).
+    - Games after the match is over (a player has the match length) are dropped, as gnubg
+      does, with a warning.
+
+    A game with an illegal action is left as read from that action on (its winner as the
+    file says): ``replay`` or the review's walk names the action. ``jacoby``: money games
+    were played with the Jacoby rule (gammons single while the cube is centred).
+    """
+    warnings: list[str] = []
+    rules = get_variant(match.variant)
+    cube_rules = CubeRules(jacoby=bool(jacoby) and not match.length, max_cube=_MONEY.max_cube)
+    score = list(match.start_score)  # before each game, as the games settled add up
+    for number, game in enumerate(match.games, 1):
+        end = _settle_game(game, rules, cube_rules)
+        if end is None:
+            if game.winner in (0, 1):
+                score[game.winner] += game.points
+            continue
+        ended, winner, points, cube = end
+        said = (game.winner, game.points) if game.winner is not None else None
+        if said is not None and game.losses is not None and game.losses != said[1]:
+            warnings.append(f"game {number}: the file's Losses line says {game.losses}, its "
+                            f"Wins line {said[1]}: the Wins line is read")
+        if ended:
+            if said is not None and said != (winner, points) and \
+                    not _ends_match(match, score, said, winner, points):
+                warnings.append(
+                    f"game {number}: the file says {_who(match, said[0])} wins {said[1]}, the "
+                    f"play says {_who(match, winner)} wins {points} ({ended}): {points} for "
+                    f"{_who(match, winner)} is used")
+            game.winner, game.points = winner, points
+        elif said is not None:
+            allowed = (cube, 2 * cube, 3 * cube)
+            if said[1] not in allowed:
+                used = next((v for v in allowed if said[1] <= v), allowed[-1])
+                if not _ends_match(match, score, said, said[0], used):
+                    warnings.append(
+                        f"game {number}: the file says {_who(match, said[0])} wins {said[1]}, "
+                        f"a resignation wins 1, 2 or 3 times the cube ({cube}): {used} is used")
+                game.points = used
+        if game.winner in (0, 1):
+            score[game.winner] += game.points
+    before, gap = match.scores(), (0, 0)
+    for number, (game, score) in enumerate(zip(match.games, before), 1):
+        if match.length and max(score) >= match.length:
+            left = len(match.games) - number + 1
+            warnings.append(f"game {number}: the match is over before it (score "
+                            f"{score[0]}-{score[1]} in a match to {match.length}): "
+                            f"{'it is' if left == 1 else f'it and the {left - 1} after it are'}"
+                            f" not read")
+            del match.games[number - 1:]
+            break
+        if game.score is None or number == 1:
+            continue
+        diff = (game.score[0] - score[0], game.score[1] - score[1])
+        if diff != gap and diff != (0, 0):
+            warnings.append(f"game {number}: the file says the score before it is "
+                            f"{game.score[0]}-{game.score[1]}, the games before it add up to "
+                            f"{score[0]}-{score[1]}: {score[0]}-{score[1]} is used")
+        gap = diff
+    return warnings
+
+
+def _ends_match(match: Match, score, said, player: int, won: int) -> bool:
+    """Whether a game that the file says ``said`` (winner, points) of ends the match either
+    way: Galaxy writes the points the winner needed, or the match length, for "Wins N point
+    and the match", whatever the game was worth."""
+    need = match.length - score[player] if match.length else 0
+    return (said[0] == player and need > 0 and said[1] in (need, match.length)
+            and won >= need)
+
+
+def _settle_game(game: Game, rules, cube_rules: CubeRules):
+    """(how the play ended the game, winner, points, the cube's value at the end) after
+    dropping a trailing roll without a play; None at the first illegal action."""
+    state, pending, winner, points, ended = None, None, None, 0, ""
+    one = np.zeros(1, dtype=np.int64)
+    actions = game.actions
+    for k, a in enumerate(actions):
+        if ended:
+            if all(b.kind == PLAY and not b.play for b in actions[k:]):
+                del actions[k:]  # rolls written after the game's end, without plays
+                break
+            return None
+        if state is None:
+            state = start_state(game, rules, a.player)
+        mover, cube = int(state.seat[0]), state.cube
+        if a.kind == PLAY:
+            if pending is not None or a.player != mover:
+                return None
+            board = state.boards[0]
+            plays = legal_plays(board[None], np.array([a.dice]), rules)
+            if not a.play and plays.dice_used[0] > 0:
+                if k == len(actions) - 1:
+                    del actions[k]  # a roll, then the end: the player resigned after rolling
+                    break
+                return None
+            try:
+                row = parse_play(a.play, board, a.dice[0], a.dice[1], plays, rules)
+            except ValueError:
+                return None
+            if end_turn(state, one, plays.boards[row][None], rules, cube_rules)[0]:
+                winner, ended, points = mover, "bear-off", abs(int(state.points[0]))
+        elif a.kind == DOUBLE:
+            if pending is not None or a.player != mover or not may_double(cube, cube_rules)[0]:
+                return None
+            pending = a.player
+        elif a.kind in (TAKE, DROP):
+            if pending is None or a.player == pending:
+                return None
+            if a.kind == TAKE:
+                state.cube = accept(cube, np.array([TAKE_CUBE], dtype=np.int8))
+                pending = None
+            else:
+                winner, points, ended = pending, int(pass_points(cube)[0]), "drop"
+        else:
+            return None
+    value = int(state.cube.value[0]) if state is not None else (
+        game.start.cube if game.start is not None else 1)
+    return ended, winner, points, value
+
+
+__all__ = ["Action", "Game", "Match", "SetUp", "PLAY", "DOUBLE", "TAKE", "DROP", "play_text",
+           "format_match", "parse_match", "replay", "Replay", "settle", "start_state",
+           "variant_of", "VARIATIONS"]

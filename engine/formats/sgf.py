@@ -69,12 +69,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cube import TAKE as TAKE_CUBE, Cube, CubeRules, accept, may_double, pass_points
-from ..game import end_turn, new_games
+from ..board import flip
+from ..cube import TAKE as TAKE_CUBE, CubeRules, accept, may_double, pass_points
+from ..game import end_turn
 from ..movegen import legal_plays
 from ..rules import variant as get_variant
 from . import matfile
-from .matfile import DOUBLE, DROP, PLAY, TAKE, Action, Game, Match
+from .matfile import DOUBLE, DROP, PLAY, TAKE, Action, Game, Match, SetUp, start_state
 from .notation import parse_play
 
 GAMES = {1: "Go", 2: "Othello", 3: "chess", 4: "Gomoku", 5: "Nine Men's Morris",
@@ -115,6 +116,7 @@ class SgfMatch:
     crawford: list[bool] = field(default_factory=list)
     jacoby: bool = False
     application: str = ""
+    warnings: list[str] = field(default_factory=list)
 
 
 def _show(text: str, limit: int = 40) -> str:
@@ -260,15 +262,35 @@ class _Replay:
         self.cube_rules = CubeRules(jacoby=jacoby, max_cube=_NO_LIMIT)
         self.crawford = crawford
         self.state = None
+        self.setup: SetUp | None = None  # a set-up position the game starts from
         self.pending = None  # the player whose double waits for an answer
+        self.resigning = None  # (player, points) of a resignation offered, not yet answered
         self.winner, self.points, self.ended = None, 0, ""
         self.one = np.zeros(1, dtype=np.int64)
 
     def start(self, player: int) -> None:
         if self.ended:
             raise ValueError(f"the game is already over ({self.ended})")
+        if self.resigning is not None:
+            raise ValueError("the resignation offered must be accepted or rejected first")
         if self.state is None:
-            self.state = new_games(self.rules, [player], Cube.centred(1))
+            self.state = start_state(Game(start=self.setup), self.rules, player)
+
+    def resign(self, player: int, points: int) -> None:
+        """A resignation offered by ``player``, worth ``points`` (cube included)."""
+        self.start(player)
+        if self.pending is not None:
+            raise ValueError("the double must be taken or dropped first")
+        if points < 1:
+            raise ValueError(f"a resignation offers 1 point or more, not {points}")
+        self.resigning = (player, points)
+
+    def answer_resignation(self, player: int, accept: bool) -> None:
+        if self.resigning is None or self.resigning[0] == player:
+            raise ValueError("there is no resignation to answer")
+        if accept:
+            self.winner, self.points, self.ended = player, self.resigning[1], "resignation"
+        self.resigning = None
 
     @property
     def mover(self) -> int:
@@ -408,33 +430,99 @@ def _info(root: _Node, number: int) -> dict:
             "application": (props.get("AP") or [""])[0].strip()}
 
 
-def _read_game(nodes: list[_Node], number: int, info: dict) -> Game:
+_SETUP_CUBE = ("CV", "CP", "CO", "PL", "DI")  # set-up properties of the cube and the turn
+
+
+def _point_list(values: list[str]) -> list[int]:
+    """The letters of an SGF point list (``[a][b]``, compressed ``[a:x]``), one per checker:
+    indexes 0 ('a') to 24 ('y', the bar), repeated as often as named."""
+    out = []
+    for value in values:
+        value = value.strip()
+        first, colon, last = value.partition(":")
+        if colon:
+            if not (len(first) == len(last) == 1 and "a" <= first <= last <= "y"):
+                raise ValueError(f"[{value[:10]}] is no range of points a-y")
+            out.extend(range(ord(first) - 97, ord(last) - 96))
+        elif len(value) == 1 and "a" <= value <= "y":
+            out.append(ord(value) - 97)
+        else:
+            raise ValueError(f"[{value[:10]}] is no point: a point is a letter a-x, y the bar")
+    return out
+
+
+def _set_up(props: dict, rules, white_view: np.ndarray) -> np.ndarray:
+    """The board from White's side after a node's AE, AB and AW (gnubg's order: emptied
+    points first, then Black's and White's checkers added). Letters are White's points ('a'
+    White's 1 point and Black's 24 point), 'y' each side's own bar."""
+    board = white_view.copy()
+    for letter in _point_list(props.get("AE", [])):
+        if letter == 24:
+            board[0] = board[25] = 0
+        else:
+            board[letter + 1] = 0
+    for ident, sign in (("AB", -1), ("AW", 1)):
+        for letter in _point_list(props.get(ident, [])):
+            cell = (25 if sign > 0 else 0) if letter == 24 else letter + 1
+            if board[cell] * sign < 0:
+                raise ValueError(f"{ident} puts a checker on point {_ALL_POINTS[letter]}, "
+                                 f"which the other side holds")
+            board[cell] += sign
+    for side, name in ((1, "White"), (-1, "Black")):
+        count = int((board * side).clip(min=0).sum())
+        if count > rules.checkers:
+            raise ValueError(f"the position set up has {count} {name} checkers, more than "
+                             f"the {rules.checkers} of {rules.name}")
+    return board
+
+
+def _read_game(nodes: list[_Node], number: int, info: dict,
+               warnings: list[str] | None = None) -> Game:
     """The actions of one game tree, played through the rules (SgfError at the first
-    illegal one), and its result."""
+    illegal one), and its result. A game may start from a position set up (AE, AB, AW, PL,
+    CV, CP) before its first move; GNU Gibbon's ``resign:N`` and its answer (``accept``,
+    ``reject``) end a game or not. What the file states otherwise than its moves goes to
+    ``warnings``."""
     length = info["length"]
     replay = _Replay(info["variant"], info["jacoby"] and not length, info["crawford"])
     game = Game()
-    move = 0
+    move, setup = 0, None  # setup: [board from White's side, player on roll, cube, owner]
     for k, node in enumerate(nodes):
-        for ident in SETUP:
-            if ident in node.props:
-                raise SgfError(f"game {number} (line {node.lines[ident]}): {ident}[...] sets "
-                               f"up checkers: a record of moves from the opening position "
-                               f"cannot hold a set-up position")
-        if "CV" in node.props:
-            value = node.props["CV"][0].strip()
-            now = replay.cube if replay.state is not None else 1
-            if value != str(now):
-                raise SgfError(f"game {number} (line {node.lines['CV']}): CV[{value[:10]}] "
-                               f"sets the cube to {value[:10]} by hand; the cube is at {now}")
-        players = [p for p, ident in enumerate(_COLOUR) if ident in node.props]
+        props = node.props
+        has_setup = any(ident in props for ident in SETUP + _SETUP_CUBE)
+        if has_setup and move == 0 and replay.state is None:
+            if setup is None:
+                setup = [replay.rules.start_board().copy(), None, 1, -1]
+            try:
+                setup[0] = _set_up(props, replay.rules, setup[0])
+                _setup_cube(props, setup)
+            except ValueError as e:
+                ident = next(i for i in SETUP + _SETUP_CUBE if i in props)
+                raise SgfError(f"game {number} (line {node.lines[ident]}): {ident}[...] sets up "
+                               f"the position: {e}") from None
+        else:
+            for ident in SETUP:
+                if ident in props:
+                    raise SgfError(f"game {number} (line {node.lines[ident]}): {ident}[...] "
+                                   f"sets up checkers after move {move}: a record of moves "
+                                   f"cannot hold a position changed by hand during a game")
+            if "CV" in props:
+                value = props["CV"][0].strip()
+                now = replay.cube if replay.state is not None else 1
+                if value != str(now):
+                    raise SgfError(f"game {number} (line {node.lines['CV']}): CV[{value[:10]}] "
+                                   f"sets the cube to {value[:10]} by hand; the cube is at "
+                                   f"{now}")
+        players = [p for p, ident in enumerate(_COLOUR) if ident in props]
         if not players:
             continue
-        if len(players) > 1 or len(node.props[_COLOUR[players[0]]]) > 1:
+        if len(players) > 1 or len(props[_COLOUR[players[0]]]) > 1:
             raise SgfError(f"game {number} (line {node.line}): one node holds one move, this "
                            f"one holds more")
         player = players[0]
-        value = node.props[_COLOUR[player]][0]
+        if setup is not None and replay.state is None:
+            replay.setup = _setup_position(setup, player, replay.rules.start_board())
+        value = props[_COLOUR[player]][0]
         move += 1
         where = (f"game {number}, move {move} (line {node.lines[_COLOUR[player]]}: "
                  f"{_COLOUR[player]}[{value[:20]}])")
@@ -445,12 +533,19 @@ def _read_game(nodes: list[_Node], number: int, info: dict) -> Game:
             elif word in ("take", "drop"):
                 replay.answer(player, word == "take")
                 game.actions.append(Action(player, TAKE if word == "take" else DROP))
+            elif word.startswith("resign:"):
+                points = word[7:].strip()
+                if not points.isdigit() or len(points) > 6:
+                    raise ValueError("a resignation is resign:N, N the points it offers")
+                replay.resign(player, int(points))
+            elif word in ("accept", "reject"):
+                replay.answer_resignation(player, word == "accept")
             else:
                 roll = _ROLL.fullmatch(word)
                 if not roll or len(roll.group(3)) % 2 or len(roll.group(3)) > 8:
                     raise ValueError("a move is two dice 1-6 and up to four point-letter "
                                      "pairs (a-x points, y the bar, z off), or double, take, "
-                                     "drop")
+                                     "drop (GNU Gibbon's resign:N, accept, reject too)")
                 d1, d2 = sorted((int(roll.group(1)), int(roll.group(2))), reverse=True)
                 board = replay.board(player)
                 text = _steps_text(roll.group(3), player, board)
@@ -458,12 +553,54 @@ def _read_game(nodes: list[_Node], number: int, info: dict) -> Game:
                 game.actions.append(Action(player, PLAY, (d1, d2), text))
         except ValueError as e:
             raise SgfError(f"{where}: {e}") from None
-    _result(game, replay, info["result"], number)
+    if setup is not None and replay.state is None:
+        replay.setup = _setup_position(setup, setup[1] if setup[1] is not None else 0,
+                                       replay.rules.start_board())
+    game.start = replay.setup
+    _result(game, replay, info["result"], number, warnings)
     return game
 
 
-def _result(game: Game, replay: _Replay, result: str, number: int) -> None:
-    """The game's winner and points, from its moves and its ``RE``, which must agree."""
+def _setup_cube(props: dict, setup: list) -> None:
+    """The turn and the cube a set-up node says (PL, CV, CP; GNU Gibbon's CO as CP)."""
+    if "PL" in props:
+        who = props["PL"][0].strip().upper()[:1]
+        if who not in _COLOUR:
+            raise ValueError(f"PL[{props['PL'][0][:10]}] names W or B")
+        setup[1] = _COLOUR.index(who)
+    if "CV" in props:
+        value = props["CV"][0].strip()
+        if not value.isdigit() or int(value) < 1 or int(value) & (int(value) - 1):
+            raise ValueError(f"CV[{value[:10]}]: the cube's value is a power of 2")
+        setup[2] = int(value)
+    for ident in ("CP", "CO"):
+        if ident in props:
+            where = props[ident][0].strip().lower()[:1]
+            if where not in ("c", "w", "b"):
+                raise ValueError(f"{ident}[{props[ident][0][:10]}]: the cube is c (centred), w "
+                                 f"or b")
+            setup[3] = {"c": -1, "w": 0, "b": 1}[where]
+
+
+def _setup_position(setup: list, player: int, opening: np.ndarray) -> SetUp | None:
+    """The set-up position with ``player`` on roll (None when it is the ``opening``
+    position with a centred cube at 1: a game from the start)."""
+    white_view, on_roll, cube, owner = setup
+    if on_roll is not None and on_roll != player:
+        raise SgfError(f"the position set up has {_COLOUR[on_roll]} on roll (PL), the first "
+                       f"move is {_COLOUR[player]}'s")
+    if np.array_equal(white_view, opening) and cube == 1 and owner < 0:
+        return None
+    board = white_view if player == 0 else flip(white_view)
+    return SetUp(np.asarray(board, dtype=np.int8).copy(), player, cube, owner)
+
+
+def _result(game: Game, replay: _Replay, result: str, number: int,
+            warnings: list[str] | None = None) -> None:
+    """The game's winner and points: its moves' when they end it, else its ``RE`` (a
+    resignation). An ``RE`` that says otherwise than the moves, or a resignation of other
+    than 1, 2 or 3 times the cube, is read as gnubg 1.07 reads it (the moves' result; the
+    points divided by the cube, 1 to 3 times the cube) with a warning."""
     game.winner, game.points = replay.winner, replay.points
     if result in ("", "?", "0", "Void", "void"):
         return
@@ -472,30 +609,40 @@ def _result(game: Game, replay: _Replay, result: str, number: int) -> None:
         raise SgfError(f"game {number}: RE[{result[:20]}]: a result is W+N or B+N (the "
                        f"winner and the points), N followed by R for a resignation")
     winner, points = _COLOUR.index(found.group(1)), int(found.group(2))
+    notes = warnings if warnings is not None else []
     if replay.ended:
         if (winner, points) != (replay.winner, replay.points):
-            raise SgfError(f"game {number}: RE[{result}] says {found.group(1)} wins {points}, "
-                           f"the moves say {_COLOUR[replay.winner]} wins {replay.points} "
-                           f"({replay.ended})")
+            notes.append(f"game {number}: RE[{result}] says {found.group(1)} wins {points}, "
+                         f"the moves say {_COLOUR[replay.winner]} wins {replay.points} "
+                         f"({replay.ended}): {replay.points} for {_COLOUR[replay.winner]} "
+                         f"is used")
         return
-    cube = replay.cube if replay.state is not None else 1
+    cube = replay.cube if replay.state is not None else (
+        replay.setup.cube if replay.setup is not None else 1)
     if points not in (cube, 2 * cube, 3 * cube):
-        raise SgfError(f"game {number}: RE[{result}]: a resignation wins 1, 2 or 3 times the "
-                       f"cube ({cube}), not {points}")
+        used = min(max(points // cube, 1), 3) * cube
+        notes.append(f"game {number}: RE[{result}]: a resignation wins 1, 2 or 3 times the "
+                     f"cube ({cube}), not {points}: {used} is used")
+        points = used
     game.winner, game.points = winner, points
 
 
 def read_sgf(text: str) -> SgfMatch:
     """The match of an SGF file (a match or a money session, one game per game tree), every
-    game played through the rules: SgfError, one line, at the first thing wrong."""
+    game played through the rules: SgfError, one line, at the first thing wrong. The first
+    game's MI says the score before it (a file of one game that ``save game`` wrote from
+    the middle of a match starts there); each later game's MI must be the score the games
+    before it add up to. A stated result that differs from the moves is a warning."""
     trees = _trees(text)
-    match, crawford, jacoby, application = None, [], False, ""
+    match, crawford, jacoby, application, warnings = None, [], False, "", []
     score = [0, 0]
     for number, nodes in enumerate(trees, 1):
         info = _info(nodes[0], number)
         if match is None:
-            match = Match((info["white"], info["black"]), info["length"], [], info["variant"])
+            match = Match((info["white"], info["black"]), info["length"], [], info["variant"],
+                          (info["ws"], info["bs"]))
             jacoby, application = info["jacoby"], info["application"]
+            score = [info["ws"], info["bs"]]
         elif info["length"] != match.length:
             raise SgfError(f"game {number}: MI[length:{info['length']}], game 1 says "
                            f"{match.length}: one file holds one match")
@@ -506,12 +653,12 @@ def read_sgf(text: str) -> SgfMatch:
             raise SgfError(f"game {number}: MI says the score before it is W {info['ws']}, "
                            f"B {info['bs']}; the games before it add up to W {score[0]}, "
                            f"B {score[1]}")
-        game = _read_game(nodes, number, info)
+        game = _read_game(nodes, number, info, warnings)
         match.games.append(game)
         crawford.append(info["crawford"])
         if game.winner is not None:
             score[game.winner] += game.points
-    return SgfMatch(match, crawford, jacoby, application)
+    return SgfMatch(match, crawford, jacoby, application, warnings)
 
 
 def parse_sgf(text: str) -> Match:

@@ -82,8 +82,9 @@ class GameTurns:
     warning: str | None = None
 
 
-def _where(number: int, move: int, player: int, names, text: str) -> str:
-    return f"game {number}, move {move}, {names[player]} (player {player}): {text}"
+def _where(number: int, move: int, player: int, names, line: int, text: str) -> str:
+    at = f", line {line}" if line else ""
+    return f"game {number}, move {move}, {names[player]} (player {player}){at}: {text}"
 
 
 def walk_game(game: Game, number: int, score, crawford: bool, match: Match,
@@ -94,39 +95,44 @@ def walk_game(game: Game, number: int, score, crawford: bool, match: Match,
     rules = get_variant(match.variant)
     x = EFFICIENCY if efficiency is None else efficiency
     out = GameTurns(number, tuple(score), crawford, game.winner, game.points)
-    board = None
-    cube, owner, move = 1, -1, 0
+    board, setup = None, game.start  # setup: a position set up by hand (SGF), not the opening
+    cube, owner, move = (1, -1, 0) if setup is None else (setup.cube, setup.owner, 0)
     turn: Turn | None = None
     ended = False
     for a in game.actions:
         if ended:
-            raise IllegalAction(_where(number, move, a.player, names,
+            raise IllegalAction(_where(number, move, a.player, names, a.line,
                                        f"{a.kind} after the game is over"))
         if turn is None or turn.roll is not None:  # a new turn starts
             if turn is not None and a.player == turn.player:
-                raise IllegalAction(_where(number, move + 1, a.player, names,
+                raise IllegalAction(_where(number, move + 1, a.player, names, a.line,
                                            "plays twice in a row"))
             if board is None:
-                board = rules.start_board()
+                board = rules.start_board() if setup is None else setup.board
+                if setup is not None and a.player != setup.player:
+                    raise IllegalAction(_where(number, 1, a.player, names, a.line,
+                                               f"acts first; the position set up has "
+                                               f"{names[setup.player]} on roll"))
             move += 1
             state = TurnState(a.player, match.length, tuple(score), crawford, cube, owner,
                               jacoby and not match.length, beavers, x)
-            turn = Turn(number, move, board.copy(), state, first=move == 1)
+            turn = Turn(number, move, board.copy(), state,
+                        first=move == 1 and setup is None)
             out.turns.append(turn)
         if a.kind == DOUBLE:
             if a.player != turn.player or turn.doubled:
-                raise IllegalAction(_where(number, move, a.player, names,
+                raise IllegalAction(_where(number, move, a.player, names, a.line,
                                            "doubles out of turn"))
             if turn.first:
-                raise IllegalAction(_where(number, move, a.player, names,
+                raise IllegalAction(_where(number, move, a.player, names, a.line,
                                            "doubles before the opening roll"))
             if not turn.state.may_double():
-                raise IllegalAction(_where(number, move, a.player, names,
+                raise IllegalAction(_where(number, move, a.player, names, a.line,
                                            "doubles without access to the cube"))
             turn.doubled = True
         elif a.kind in (TAKE, DROP):
             if not turn.doubled or turn.response is not None or a.player == turn.player:
-                raise IllegalAction(_where(number, move, a.player, names,
+                raise IllegalAction(_where(number, move, a.player, names, a.line,
                                            f"{'takes' if a.kind == TAKE else 'drops'} "
                                            f"without a double to answer"))
             turn.response = "take" if a.kind == TAKE else "drop"
@@ -136,18 +142,18 @@ def walk_game(game: Game, number: int, score, crawford: bool, match: Match,
                 ended = True
         elif a.kind == PLAY:
             if a.player != turn.player:
-                raise IllegalAction(_where(number, move, a.player, names,
+                raise IllegalAction(_where(number, move, a.player, names, a.line,
                                            f"plays {a.dice[0]}{a.dice[1]} on the other "
                                            f"player's turn"))
             if turn.doubled and turn.response is None:
-                raise IllegalAction(_where(number, move, a.player, names,
+                raise IllegalAction(_where(number, move, a.player, names, a.line,
                                            "rolls before the double is answered"))
             d1, d2 = a.dice
             plays = legal_plays(board[None], np.array([[d1, d2]]), rules)
             try:
                 row = parse_play(a.play, board, d1, d2, plays, rules)
             except ValueError as e:
-                raise IllegalAction(_where(number, move, a.player, names,
+                raise IllegalAction(_where(number, move, a.player, names, a.line,
                                            f"{d1}{d2}: {a.play or '(no play)'!r}: {e}")
                                     ) from None
             turn.roll, turn.play = (d1, d2), a.play
@@ -156,7 +162,7 @@ def walk_game(game: Game, number: int, score, crawford: bool, match: Match,
                 ended = True
             board = flip(after)
         else:
-            raise IllegalAction(_where(number, move, a.player, names,
+            raise IllegalAction(_where(number, move, a.player, names, a.line,
                                        f"unknown action {a.kind!r}"))
     if turn is not None and turn.doubled and turn.response is None:
         turn.roll = None  # the file ends on an unanswered double

@@ -46,12 +46,12 @@ def count_turns(games) -> int:
 
 
 def prepare(text: str, skip: bool = False, variant: str | None = None,
-            jacoby: bool | None = None, beavers: bool = False, efficiency: float | None = None,
-            met=None):
+            jacoby: bool | None = None, beavers: bool | None = None,
+            efficiency: float | None = None, met=None):
     """(source, walked games, variant) of a file's text; ReviewInputError (one line) for
     a file that cannot be read or, without ``skip``, holds an illegal action. ``met``: the
     match equity table a match is valued with (an ``engine.met.MatchEquityTable``; None:
-    ``model.match_cube.met_for``'s)."""
+    ``model.match_cube.met_for``'s). ``jacoby``, ``beavers``: None takes the file's word."""
     from engine.rules import variant as get_variant
     source = read_source(text, skip)
     chosen = variant or source.match.variant
@@ -64,6 +64,7 @@ def prepare(text: str, skip: bool = False, variant: str | None = None,
                                f"alone, which this variant's state is more than")
     source.match.variant = rules.name
     jacoby = source.jacoby if jacoby is None else jacoby
+    beavers = source.beavers if beavers is None else beavers
     try:
         games = walk_match(source.match, source.crawford, skip, jacoby, beavers, efficiency)
     except IllegalAction as e:
@@ -84,7 +85,8 @@ def prepare(text: str, skip: bool = False, variant: str | None = None,
 
 def review(text: str, bot, bot_name: str, plies: int = 0, file: str = "",
            thresholds: Thresholds = Thresholds(), skip: bool = False,
-           variant: str | None = None, jacoby: bool | None = None, beavers: bool = False,
+           variant: str | None = None, jacoby: bool | None = None,
+           beavers: bool | None = None,
            efficiency: float | None = None, max_turns: int = MAX_DECISIONS,
            progress=None, prepared=None, met=None) -> dict:
     """The report object of a match file's text, graded by ``bot`` (one that estimates

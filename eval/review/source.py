@@ -1,13 +1,15 @@
 """The match file a review reads: its format, told by its content (SGF starts with ``(``,
 a .mat file with its ``N point match`` line), the ``Match`` it holds, which game is the
-Crawford game and whether money games used the Jacoby rule.
+Crawford game, whether money games used the Jacoby rule and beavers, and the warnings of
+reading it, as ``engine.formats.foreign`` reads the files other programs write.
 
-A .mat file is read as written (``matfile.parse_match``) and its actions are checked by
-the review's own walk (``eval.review.decisions``), which can stop at an illegal action or
-skip the rest of its game. An SGF file is played through the rules as it is read
-(``engine.formats.sgf``); with ``skip`` a game with an illegal move is read again up to the
-node before it, and the warning says so. Every failure is a ``ReviewInputError`` of one
-line: an empty file, an unknown format, a truncated or damaged file.
+A .mat file is read and settled as GNU Backgammon imports it (``foreign.read_mat``, not
+strict) and its actions are checked by the review's own walk (``eval.review.decisions``),
+which can stop at an illegal action or skip the rest of its game. An SGF file is played
+through the rules as it is read (``engine.formats.sgf``); with ``skip`` a game with an
+illegal move is read again up to the node before it, and the warning says so. Every
+failure is a ``ReviewInputError`` of one line: an empty file, an unknown format, a
+truncated or damaged file.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from engine.formats import matfile, sgf
+from engine.formats import foreign, sgf
 from engine.formats.matfile import Match
-from engine.formats.sgf import MatchFileError, SgfError
+from engine.formats.sgf import SgfError
 
 
 class ReviewInputError(ValueError):
@@ -34,6 +36,7 @@ class Source:
     jacoby: bool = False
     warnings: list[str] = field(default_factory=list)
     cut_games: set[int] = field(default_factory=set)  # games (1-based) read only in part
+    beavers: bool = False
 
 
 _MOVE = re.compile(r"^game (\d+), move (\d+) ")
@@ -46,27 +49,18 @@ def read_source(text: str, skip: bool = False) -> Source:
     body = str(text).lstrip("\ufeff")
     if body.lstrip().startswith("("):
         return _read_sgf(body, skip)
-    meaningful = [line.strip() for line in body.splitlines()
-                  if line.strip() and not line.lstrip().startswith((";", "#"))]
-    if not meaningful:
-        raise ReviewInputError("empty file: neither an SGF file nor a .mat file")
     try:
-        if not re.match(r"^\s*[0-9]+\s+point\s+match", meaningful[0], re.IGNORECASE):
-            raise MatchFileError(f"unknown format: {meaningful[0][:30]!r} begins neither an "
-                                 f"SGF file ('(;') nor a .mat file ('N point match')")
-        match = matfile.parse_match(body)
+        found = foreign.read_match_text(body, strict=False)
     except ValueError as e:
-        raise ReviewInputError(_one(f"{e}" if isinstance(e, MatchFileError)
-                                    else f".mat file: {e}")) from None
-    if not match.games:
-        raise ReviewInputError(".mat file: no game in it ('Game 1' and its moves)")
-    return Source("mat", match, sgf.crawford_games(match))
+        raise ReviewInputError(_one(f"{e}")) from None
+    return Source("mat", found.match, found.crawford, found.jacoby, found.warnings,
+                  beavers=found.beavers)
 
 
 def _read_sgf(body: str, skip: bool) -> Source:
     try:
         found = sgf.read_sgf(body)
-        return Source("sgf", found.match, found.crawford, found.jacoby)
+        return Source("sgf", found.match, found.crawford, found.jacoby, list(found.warnings))
     except SgfError as e:
         if not skip or not _MOVE.match(str(e)):
             raise ReviewInputError(_one(f"SGF file: {e}")) from None
@@ -90,10 +84,10 @@ def _read_sgf_skipping(body: str, first: str) -> Source:
             raise ReviewInputError(_one(f"SGF file: {e}")) from None
         if match is None:
             match = Match((info["white"], info["black"]), info["length"], [],
-                          info["variant"])
+                          info["variant"], (info["ws"], info["bs"]))
             jacoby = info["jacoby"]
         try:
-            game = sgf._read_game(nodes, number, info)
+            game = sgf._read_game(nodes, number, info, warnings)
         except SgfError as e:
             found = _MOVE.match(str(e))
             if not found:

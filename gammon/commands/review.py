@@ -18,7 +18,11 @@ HELP = f"""\
 Review a game or a match: grade every decision of both players with a bot, mark the
 errors, measure the luck of every roll and sum each player's figures, as GNU Backgammon's
 "analyse match" does. FILE is a .mat file (ours from `gammon match --save` or `gammon play
---save`, or one GNU Backgammon exported) or GNU Backgammon's SGF (told by its content).
+--save`, or one that GNU Backgammon, eXtreme Gammon, Backgammon Galaxy or Backgammon Studio
+exported) or an SGF file of GNU Backgammon or GNU Gibbon (told by its content), read as GNU
+Backgammon 1.07 imports it: a .mat file's Jacoby, Beaver and Crawford headers are the rules
+(--jacoby and --beavers add to them), and where the file contradicts itself (a Wins line
+other than its play, a score line other than its games) a warning says what is used.
 
 Every equity is cubeful at the cube state of the moment (the cube's value and owner; at a
 match score the match winning chance as equivalent money equity, EMG) and normalised to a
@@ -46,8 +50,9 @@ match, use --bot gnubg --met kazaross-xg2.
 The text report is a table of both players, then every marked decision with its board,
 roll, play, best options and loss; --json prints the report object, --html FILE writes a
 page of it (no network needed to view it). An illegal move in the file is reported with
-its game, move and player: --on-illegal stop (the default) ends with that one line,
---on-illegal skip warns and reviews the rest of the file without the rest of that game.
+its game, move and player (and its line in a .mat file): --on-illegal stop (the default)
+ends with that one line, --on-illegal skip warns and reviews the rest of the file without
+the rest of that game. A file that cannot be reviewed is named by its whole path.
 
 The bot must estimate probabilities: net: (the shipped network, the default), net:PATH or
 gnubg (GNU Backgammon's nets at 0-ply, through gnubg-nn).
@@ -96,9 +101,11 @@ def add_parser(sub) -> None:
                         "file in engine/met.py's text format or gnubg's XML (default: "
                         "engine.met's live-cube table)")
     p.add_argument("--jacoby", action="store_true",
-                   help="money games used the Jacoby rule (an SGF file says so itself)")
+                   help="money games used the Jacoby rule (an SGF file says so itself, a "
+                        ".mat file with its Jacoby header)")
     p.add_argument("--beavers", action="store_true",
-                   help="money games allowed beavers (a take may be a beaver)")
+                   help="money games allowed beavers (a take may be a beaver; a .mat file "
+                        "says so with its Beaver header)")
     for name, default, what in (("doubtful", 0.03, "a doubtful decision"),
                                 ("bad", 0.06, "a bad decision"),
                                 ("very-bad", 0.12, "a very bad decision")):
@@ -137,18 +144,38 @@ def thresholds_of(args):
     return t
 
 
+class Refused(Exception):
+    """A file the review cannot read: the whole path and the one line saying why and where,
+    printed without the length limit of other usage errors (a user with many files must be
+    able to tell which one failed)."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(message)
+        self.path, self.message = str(path), str(message)
+
+    def line(self) -> str:
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in self.message)
+        return f"gammon review: error: {whole_path(self.path)}: {text}"
+
+
+def whole_path(path: str) -> str:
+    """A path as an error message names it: whole, quoted, control characters escaped."""
+    return repr(str(path))
+
+
 def read_text(path: str) -> str:
-    """A file's text; one-line usage errors for a file that is missing or not text."""
+    """A file's text; a one-line refusal, naming the whole path, for a file that is missing
+    or not text."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise UsageError(f"{quote(path)}: cannot read it ({e.strerror or e})") from None
+        raise Refused(path, f"cannot read it ({e.strerror or e})") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise UsageError(f"{quote(path)}: not UTF-8 text (byte {e.start}): neither a .mat "
-                         f"nor an SGF file") from None
+        raise Refused(path, f"not UTF-8 text (byte {e.start}): neither a .mat nor an SGF "
+                            f"file") from None
 
 
 def review_bot(bot_name: str, variant: str):
@@ -195,6 +222,14 @@ def _roll_out(args, report: dict, prepared, bot) -> None:
 
 
 def run(args) -> int:
+    try:
+        return _run(args)
+    except Refused as e:
+        print(e.line(), file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
     from eval.review.report import ReviewInputError, TooMuchWork, count_turns, prepare, review
     from ..rollout_options import ONLY_WITH_ROLLOUT, check_rollout_args
     check_rollout_args(args, [n for n in ONLY_WITH_ROLLOUT if n != "no_progress"] + ["seed"])
@@ -205,9 +240,10 @@ def run(args) -> int:
     met = table_of(args.met) if args.met is not None else None
     try:
         prepared = prepare(text, args.on_illegal == "skip", args.variant,
-                           True if args.jacoby else None, args.beavers, efficiency, met)
+                           True if args.jacoby else None, True if args.beavers else None,
+                           efficiency, met)
     except ReviewInputError as e:
-        raise UsageError(f"{quote(args.file)}: {e}") from None
+        raise Refused(args.file, str(e)) from None
     name = with_plies(args.bot, args.plies)
     bot = review_bot(name, prepared[0].match.variant)
     for w in prepared[0].warnings + [g.warning for g in prepared[1] if g.warning]:
@@ -219,7 +255,7 @@ def run(args) -> int:
             report = review(text, bot, name, bot_plies(name), args.file, thresholds,
                             prepared=prepared, progress=bar.update)
         except (ReviewInputError, TooMuchWork) as e:
-            raise UsageError(f"{quote(args.file)}: {e}") from None
+            raise Refused(args.file, str(e)) from None
     if args.rollout:
         _roll_out(args, report, prepared, bot)
     if args.html:
