@@ -215,14 +215,14 @@ def test_engine_never_imports_torch_when_run():
     assert out.stdout.strip() == "False"
 
 
-ENTRY_POINTS = ("eval.bench.cli", "eval.bench.movegen", "eval.bench.rollouts", "eval.bots.random_probe",
+ENTRY_POINTS = ("eval.bench.cli", "eval.bench.envs", "eval.bench.movegen", "eval.bench.rollouts", "eval.bots.random_probe",
                 "eval.gnubg.benchmark", "eval.gnubg.cube_check", "eval.gnubg.external_matches",
                 "eval.gnubg.match_cube", "eval.gnubg.pubeval_reference", "eval.gnubg.review_check",
                 "eval.gnubg.rollouts",
                 "eval.reports.cube_agreement", "eval.reports.plans",
                 "eval.reports.rollout_check", "eval.reports.variants",
                 "train.bench", "train.bench.gpu", "train.bench.scale", "train.rollout_targets",
-                "train.mining", "train.bench.labels")
+                "train.mining", "train.bench.labels", "gammon.envs.speed")
 
 
 def test_every_python_m_entry_point_answers_help():
