@@ -64,25 +64,23 @@ def _switch(key: str, value: str, warnings: list[str]) -> bool | None:
     return None
 
 
+# the money-play headers: what each is, for the warning in a match
+_MONEY_ONLY = {"jacoby": "the Jacoby rule is", "beaver": "beavers are"}
+
+
 def _rules_of(match: Match, warnings: list[str]) -> tuple[bool, bool, bool]:
     """(Jacoby, beavers, Crawford) as a .mat file's headers say, with a warning for each
     header that cannot be honoured."""
-    jacoby = beavers = False
+    money = {"jacoby": False, "beaver": False}
     crawford = True
     for key, value in match.headers.items():
         name = key.strip().lower()
-        if name == "jacoby":
+        if name in _MONEY_ONLY:
             on = _switch(key, value, warnings)
             if on and match.length:
-                warnings.append(f'the header Jacoby "{value}" does not apply to a match (the '
-                                f'Jacoby rule is for money play): ignored')
-            jacoby = bool(on) and not match.length
-        elif name == "beaver":
-            on = _switch(key, value, warnings)
-            if on and match.length:
-                warnings.append(f'the header Beaver "{value}" does not apply to a match '
-                                f'(beavers are for money play): ignored')
-            beavers = bool(on) and not match.length
+                warnings.append(f'the header {name.capitalize()} "{value}" does not apply to '
+                                f'a match ({_MONEY_ONLY[name]} for money play): ignored')
+            money[name] = bool(on) and not match.length
         elif name == "crawford":
             on = _switch(key, value, warnings)
             crawford = on is not False
@@ -97,7 +95,7 @@ def _rules_of(match: Match, warnings: list[str]) -> tuple[bool, bool, bool]:
         elif name == "variation" and matfile.variant_of(value) is None:
             warnings.append(f'the header Variation "{value[:30]}" is no variant gammon knows: '
                             f'the games are read as standard backgammon')
-    return jacoby, beavers, crawford
+    return money["jacoby"], money["beaver"], crawford
 
 
 def _program(match: Match) -> str:
