@@ -41,9 +41,9 @@ def main(argv=None) -> int:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from engine.files import WriteError, write_atomic
-    from eval.bots.cube import probability_source
-    from eval.bots.registry import make_bot
+    from gammon.engine.files import WriteError, write_atomic
+    from gammon.eval.bots.cube import probability_source
+    from gammon.eval.bots.registry import make_bot
     from gammon.http_api import Api
     from gammon.web.server import WebServer
 

@@ -45,12 +45,12 @@ def hand_built_page(folder: Path) -> Path:
     sys.path.insert(0, str(ROOT))
     import numpy as np
 
-    from engine.board import flip
-    from engine.formats import posid, xgid
-    from engine.formats.notation import format_play
-    from engine.movegen import legal_plays
-    from engine.rules import STANDARD
-    from eval.review.html import write_report
+    from gammon.engine.board import flip
+    from gammon.engine.formats import posid, xgid
+    from gammon.engine.formats.notation import format_play
+    from gammon.engine.movegen import legal_plays
+    from gammon.engine.rules import STANDARD
+    from gammon.eval.review.html import write_report
 
     board, player, decisions = STANDARD.start_board().copy(), 0, []
     for move, dice in enumerate([(3, 1), (6, 4), (5, 5), (6, 2), (4, 3), (2, 1)], start=1):
@@ -103,7 +103,7 @@ def screenshot(page: Path, out: Path, size: str) -> None:
     finally:
         driver.quit()
     sys.path.insert(0, str(ROOT))
-    from engine.files import write_atomic
+    from gammon.engine.files import write_atomic
     write_atomic(out, png)
 
 

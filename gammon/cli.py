@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.files import WriteError
+from gammon.engine.files import WriteError
 
 from . import commands
 from .errors import UsageError, one_line, quote

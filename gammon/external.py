@@ -38,13 +38,13 @@ from typing import Callable
 
 import numpy as np
 
-from engine.board import flip
-from engine.rules import variant as get_variant
-from engine.cube import BEAVER, PASS, flip_owner
-from engine.cube_policy import tell_score
-from engine.formats.fibs import FibsBoard, parse_board
-from engine.formats.matfile import play_text
-from engine.movegen import legal_plays
+from gammon.engine.board import flip
+from gammon.engine.rules import variant as get_variant
+from gammon.engine.cube import BEAVER, PASS, flip_owner
+from gammon.engine.cube_policy import tell_score
+from gammon.engine.formats.fibs import FibsBoard, parse_board
+from gammon.engine.formats.matfile import play_text
+from gammon.engine.movegen import legal_plays
 
 MAX_LINE = 65536  # bytes in one line, newline excluded
 TIMEOUT = 30.0  # seconds for a client to complete a line
@@ -182,7 +182,7 @@ class ExternalPlayer:
         """``accept`` or ``reject`` to the side on turn resigning ``points`` (1, 2, 3) per
         cube, by ``eval.bots.resign.accepts_resignation``: ``state`` is read from the resigner,
         on roll (as gnubg's external interface reads it); we answer for the other side."""
-        from eval.bots.resign import accepts_resignation
+        from gammon.eval.bots.resign import accepts_resignation
         accepts = accepts_resignation(self.bot, state.board, points, False, self.rules)
         return "accept" if accepts else "reject"
 
@@ -193,7 +193,7 @@ def match_score(state: FibsBoard, doubler: bool = False):
     money play. gnubg's board says the length, both scores and whether this game is the
     Crawford game; the cube's owner comes from who may double. A score the board cannot
     have (at or past the length) is a ValueError."""
-    from engine.match import MatchScore
+    from gammon.engine.match import MatchScore
     n = state.match_length
     if n <= 0:
         return None

@@ -24,13 +24,13 @@ from typing import Callable
 
 import numpy as np
 
-from eval.analysis import analyze_cube, ranked_many
-from eval.analysis.rollouts import (DEFAULT_TRIALS, MAX_PLIES, RolloutError,
+from gammon.eval.analysis import analyze_cube, ranked_many
+from gammon.eval.analysis.rollouts import (DEFAULT_TRIALS, MAX_PLIES, RolloutError,
                                     Settings, check_bot, cube_player, local_runner,
                                     make_roots, rollout)
-from eval.bots.cube import probability_source
-from eval.bots.registry import bot_plies
-from model.cube import EFFICIENCY
+from gammon.eval.bots.cube import probability_source
+from gammon.eval.bots.registry import bot_plies
+from gammon.model.cube import EFFICIENCY
 
 from .errors import UsageError, quote
 from .external import clip
@@ -129,7 +129,7 @@ class Api:
                          efficiency: float = EFFICIENCY, jacoby: bool = False,
                          beavers: bool = False) -> tuple[str, np.ndarray, Settings]:
         """(the Position ID, its board, the rollout's Settings) of a /rollout request."""
-        from eval.playing.match import new_seed
+        from gammon.eval.playing.match import new_seed
         text, board = self.position(posid)
         if board[board > 0].sum() == 0 or board[board < 0].sum() == 0:
             raise BadRequest("the game is over in this position: nothing to roll out", "posid")
@@ -234,8 +234,8 @@ class Api:
         a dict of REVIEW_FIELDS ("text" and its options). BadRequest (422) naming the field
         for a bad one or a file that cannot be read, ReviewTooLong (413) for a file with
         more than ``max_review_turns`` turns. Gives (prepared file, thresholds, options)."""
-        from eval.review.marks import Thresholds
-        from eval.review.report import ReviewInputError, count_turns, prepare
+        from gammon.eval.review.marks import Thresholds
+        from gammon.eval.review.report import ReviewInputError, count_turns, prepare
         if isinstance(body, (bytes, bytearray)):
             try:
                 body = bytes(body).decode("utf-8")
@@ -287,7 +287,7 @@ class Api:
     def review_answer(self, question) -> dict:
         """The report of a review_question (asks the bot: the server calls it in its bot
         thread)."""
-        from eval.review.report import review
+        from gammon.eval.review.report import review
         prepared, thresholds, skip = question
         return review("", self.bot, self.name, bot_plies(self.name), "", thresholds, skip,
                       max_turns=self.max_review_turns, prepared=prepared)

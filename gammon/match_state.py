@@ -15,12 +15,12 @@ import re
 
 import numpy as np
 
-from engine.formats.matchid import (CENTRED, DROPPED, GAME_STATES, NO_GAME, OVER, PLAYING,
+from gammon.engine.formats.matchid import (CENTRED, DROPPED, GAME_STATES, NO_GAME, OVER, PLAYING,
                                     RESIGNED, MatchState, decode_match_id)
-from engine.formats.xgid import looks_like_xgid
-from engine.rules import variant as get_variant
-from engine.rules.plakoto import PREFIX as PLAKOTO_PREFIX
-from eval.analysis import is_match
+from gammon.engine.formats.xgid import looks_like_xgid
+from gammon.engine.rules import variant as get_variant
+from gammon.engine.rules.plakoto import PREFIX as PLAKOTO_PREFIX
+from gammon.eval.analysis import is_match
 
 from .errors import UsageError, quote
 from .positions import read_position, read_whole, read_xgid, whole_type

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from engine.met import NAMED, MatchEquityTable, named_met, read_met
+from gammon.engine.met import NAMED, MatchEquityTable, named_met, read_met
 
 from .errors import UsageError, quote
 

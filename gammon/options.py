@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import on_board
-from eval.bots.registry import (DEFAULT_BOT, NAMES, NET_PREFIX, BotUnavailable,
+from gammon.engine.board import on_board
+from gammon.eval.bots.registry import (DEFAULT_BOT, NAMES, NET_PREFIX, BotUnavailable,
                                 valid_names)
-from model.lookahead import FILTER_EQUITY, FILTER_PLAYS, MAX_PLIES
+from gammon.model.lookahead import FILTER_EQUITY, FILTER_PLAYS, MAX_PLIES
 
 from .errors import UsageError, quote
 from .positions import SEED_MAX, SEED_RANGE, fraction_type, seed_type, whole_type
@@ -33,8 +33,8 @@ def with_plies(name: str, plies: int | None) -> str:
     ``nodouble:``). None (no --plies) leaves the name as it is, and so does 0 for a bot
     that is no network; a usage error for such a bot asked to look ahead, or a net whose
     name already says other plies."""
-    from eval.bots.cube import NEVER_PREFIX
-    from eval.bots.registry import PLIES_MARK, net_spec
+    from gammon.eval.bots.cube import NEVER_PREFIX
+    from gammon.eval.bots.registry import PLIES_MARK, net_spec
     if plies is None:
         return name
     inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
@@ -55,7 +55,7 @@ def with_plies(name: str, plies: int | None) -> str:
 
 def check_bot_name(name: str) -> None:
     """A usage error for a name that is no bot (the name quoted, 80 characters at most)."""
-    from eval.bots.cube import NEVER_PREFIX
+    from gammon.eval.bots.cube import NEVER_PREFIX
     inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
     if inner not in NAMES and not inner.startswith(NET_PREFIX):
         raise UsageError(f"unknown bot {quote(name)}; valid: {valid_names()}")
@@ -64,7 +64,7 @@ def check_bot_name(name: str) -> None:
 def load_bot(name: str, seed: int | None = None, variant: str = "standard", rules=None):
     """``eval.bots.registry.make_bot``, its errors turned into one-line usage errors; with cube
     ``rules``, the bot with its ``auto`` cube strategy."""
-    from eval.bots.registry import make_bot
+    from gammon.eval.bots.registry import make_bot
     check_bot_name(name)
     if seed is not None and not 0 <= seed <= SEED_MAX:
         raise UsageError(f"a seed is a whole number from {SEED_RANGE}, got "
@@ -104,7 +104,7 @@ def add_cube_options(p) -> None:
 
 def cube_settings(args) -> tuple[float, bool, bool]:
     """(efficiency, jacoby, beavers) of the cube model options."""
-    from model.cube import EFFICIENCY
+    from gammon.model.cube import EFFICIENCY
     if args.beavers and args.no_beavers:
         raise UsageError("--beavers and --no-beavers contradict each other: give one")
     efficiency = EFFICIENCY if args.efficiency is None else args.efficiency
@@ -116,7 +116,7 @@ def cube_settings(args) -> tuple[float, bool, bool]:
 def cube_model(args):
     """(bot, evaluate, efficiency) of the chosen bot; a usage error when it has no
     probabilities."""
-    from eval.analysis import NoProbabilities, evaluator
+    from gammon.eval.analysis import NoProbabilities, evaluator
     efficiency, _, _ = cube_settings(args)
     bot = load_bot(bot_name(args), args.seed, args.variant)
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 import sys
 
-from engine.files import DirectoryLock, lock_directory
+from gammon.engine.files import DirectoryLock, lock_directory
 
 
 def command_line(args) -> str:

@@ -15,10 +15,10 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from engine.formats import position, xgid
-from engine.rules import variant as get_variant
-from engine.movegen import legal_plays
-from engine.formats.notation import format_play
+from gammon.engine.formats import position, xgid
+from gammon.engine.rules import variant as get_variant
+from gammon.engine.movegen import legal_plays
+from gammon.engine.formats.notation import format_play
 
 from .errors import UsageError, one_line, quote
 

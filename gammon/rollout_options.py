@@ -5,7 +5,7 @@ and the ``eval.analysis.rollouts.Settings`` they make."""
 
 from __future__ import annotations
 
-from eval.analysis.rollouts import DEFAULT_TRIALS, MAX_PLIES, MAX_TRIALS, RolloutError, Settings
+from gammon.eval.analysis.rollouts import DEFAULT_TRIALS, MAX_PLIES, MAX_TRIALS, RolloutError, Settings
 
 from .errors import UsageError
 from .options import cube_settings
@@ -56,7 +56,7 @@ def check_rollout_args(args, names=ONLY_WITH_ROLLOUT) -> None:
 
 def rollout_seed(args) -> int:
     """The seed of the dice: --seed, else a fresh one (printed with the results)."""
-    from eval.playing.match import new_seed
+    from gammon.eval.playing.match import new_seed
     return new_seed() if args.seed is None else args.seed
 
 
@@ -78,8 +78,8 @@ def rollout_settings(args, seed: int, cubeful: bool = False,
 
 def check_rollout_bot(settings: Settings, bot) -> None:
     """UsageError where the settings need probabilities the bot has none of."""
-    from eval.analysis.rollouts import check_bot
-    from eval.bots.cube import probability_source
+    from gammon.eval.analysis.rollouts import check_bot
+    from gammon.eval.bots.cube import probability_source
     try:
         check_bot(settings, probability_source(bot) is not None)
     except RolloutError as e:

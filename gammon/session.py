@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import flip
-from engine.cube import PASS, CubeRules
-from engine.dice import opening_roll
-from engine.formats.matfile import DOUBLE, DROP, TAKE, Action
-from engine.formats.notation import format_play, parse_play
-from engine.movegen import legal_plays
+from gammon.engine.board import flip
+from gammon.engine.cube import PASS, CubeRules
+from gammon.engine.dice import opening_roll
+from gammon.engine.formats.matfile import DOUBLE, DROP, TAKE, Action
+from gammon.engine.formats.notation import format_play, parse_play
+from gammon.engine.movegen import legal_plays
 
 from .console import Console, EndOfInput, read_dice
 from .errors import quote
@@ -275,7 +275,7 @@ class Session(Table):
             self.say("Press Enter to confirm the play, or type 'undo' to take it back.")
 
     def hint(self, plays, dice, arg: str) -> None:
-        from eval.analysis import ranked
+        from gammon.eval.analysis import ranked
         try:
             n = read_whole(arg, "hint N: N", 1, 1000) if arg else 5
         except ValueError as e:

@@ -11,9 +11,9 @@ import datetime
 import os
 import re
 
-from engine.files import WriteError, write_atomic
-from engine.formats.diagram import diagram
-from engine.formats.sgf import format_match_file, is_sgf_name, sgf_problem
+from gammon.engine.files import WriteError, write_atomic
+from gammon.engine.formats.diagram import diagram
+from gammon.engine.formats.sgf import format_match_file, is_sgf_name, sgf_problem
 
 from .errors import quote
 from .table import RESULTS

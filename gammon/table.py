@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import cube as cube_rules
-from engine.board import flip
-from engine.cube import Cube, CubeRules, legal_responses
-from engine.cube_policy import tell_score
-from engine.formats.matfile import PLAY, Action, Game, Match, play_text
-from engine.game import asks, end_turn, new_games
-from engine.match import MatchScore, crawford_game
-from engine.rules import variant as get_variant
-from eval.bots.resign import accepts_resignation, resign_levels
+from gammon.engine import cube as cube_rules
+from gammon.engine.board import flip
+from gammon.engine.cube import Cube, CubeRules, legal_responses
+from gammon.engine.cube_policy import tell_score
+from gammon.engine.formats.matfile import PLAY, Action, Game, Match, play_text
+from gammon.engine.game import asks, end_turn, new_games
+from gammon.engine.match import MatchScore, crawford_game
+from gammon.engine.rules import variant as get_variant
+from gammon.eval.bots.resign import accepts_resignation, resign_levels
 
 HUMAN, BOT = 0, 1
 RESULTS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.outcomes import FIVE
+from gammon.engine.outcomes import FIVE
 
 
 def ply_cells(rows: list[dict]) -> tuple[str, Callable[[dict], str]]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.movegen import Plays
-from engine.rules.nuclear import NUCLEAR
+from gammon.engine.movegen import Plays
+from gammon.engine.rules.nuclear import NUCLEAR
 
 from . import encoding
 from .actions import MARGIN, act_by_equity

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.files import write_atomic
+from gammon.engine.files import write_atomic
 
 from .activations import NAMES as ACTIVATIONS  # the activations a network may have
 from .encoding import WIDTHS  # inputs of each encoding
@@ -113,7 +113,7 @@ def network_sizes(spec: dict, path, error: type[Exception] = ValueError,
     refuse the same things before any weights are allocated: widths above MAX_WIDTH, more
     than MAX_LAYERS layers or MAX_PARAMETERS weights, unknown names, wrong types.
     """
-    from engine.rules import VARIANTS
+    from gammon.engine.rules import VARIANTS
     if not isinstance(spec, dict):
         raise error(f"{path}: its {what} is {type(spec).__name__}, not a table of encoding, "
                     "hidden, activation and variant")

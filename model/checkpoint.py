@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from engine.files import write_atomic
+from gammon.engine.files import write_atomic
 
 from .botfile import MAX_FILE_BYTES, check_regular_file, network_sizes, short
 from .encoding import width

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.movegen import legal_plays
-from engine.outcomes import equity
-from engine.policy import best_per_root
+from gammon.engine.board import flip
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import equity
+from gammon.engine.policy import best_per_root
 
 from .cube import EFFICIENCY, CubeEquities, cube_equities, cubeful_equity, decide_from
 

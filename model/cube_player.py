@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.match import ToldScore
+from gammon.engine.match import ToldScore
 
 from .cube import EFFICIENCY, decide
 

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import BAR, OPP_BAR, flip
-from engine.rules.plakoto import PIN, counts
+from gammon.engine.board import BAR, OPP_BAR, flip
+from gammon.engine.rules.plakoto import PIN, counts
 
 from . import features
 

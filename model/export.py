@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.rules import start_boards
-from engine.movegen import legal_plays
-from engine.sample import from_random_play
+from gammon.engine.rules import start_boards
+from gammon.engine.movegen import legal_plays
+from gammon.engine.sample import from_random_play
 
 from . import botfile
 from .checkpoint import CheckpointError, build_net, build_phases, load

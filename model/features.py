@@ -28,8 +28,8 @@ from functools import cached_property
 
 import numpy as np
 
-from engine.board import positive
-from engine.shots import (FULL, ROLL_WEIGHTS, ROLLS, SIDES, ShotMasks, board_masks, shot_masks,
+from gammon.engine.board import positive
+from gammon.engine.shots import (FULL, ROLL_WEIGHTS, ROLLS, SIDES, ShotMasks, board_masks, shot_masks,
                           shot_rolls_into)
 
 WINDOW = 11  # the blockade in front of a checker: the other side's points this many pips ahead

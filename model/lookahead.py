@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.movegen import legal_plays
-from engine.outcomes import certain, equity, flip_outcomes
-from engine.policy import best_per_root
+from gammon.engine.board import flip
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import certain, equity, flip_outcomes
+from gammon.engine.policy import best_per_root
 
 from .bomb import plain_boards
 from .encoding import fold_bomb, unfold_bomb

@@ -86,10 +86,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.match import CENTRED, MOVER, OPPONENT, MatchScore, ToldScore
-from engine.met import MatchEquityTable, met_from_gammon_rate
-from model import cube as money
-from model.cube import (
+from gammon.engine.match import CENTRED, MOVER, OPPONENT, MatchScore, ToldScore
+from gammon.engine.met import MatchEquityTable, met_from_gammon_rate
+from gammon.model import cube as money
+from gammon.model.cube import (
     ACTIONS,
     DOUBLE,
     EFFICIENCY,
@@ -125,7 +125,7 @@ def is_money(score: MatchScore) -> bool:
 
 def _five(probs) -> np.ndarray:
     """(N, 5) float64 of (N, 5) or (N, 6) probabilities (one position: (5,) -> (1, 5))."""
-    from engine.outcomes import to_five
+    from gammon.engine.outcomes import to_five
     p = to_five(np.asarray(probs, dtype=np.float64))
     return p.reshape(-1, 5)
 
@@ -346,7 +346,7 @@ class ScoreAware(ToldScore):
         """(K,) what the mover maximises over ``plays``: money equity of ``probs`` (K, 6),
         or his MWC at the score."""
         if self.score is None:
-            from engine.outcomes import equity
+            from gammon.engine.outcomes import equity
             return equity(probs)
         return play_mwc(probs, self.score.rows(plays.root))
 

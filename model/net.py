@@ -12,9 +12,9 @@ import torch
 from torch import nn
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from engine import outcomes
-from engine.board import positive
-from engine.outcomes import OUTCOME_POINTS  # noqa: F401  (points of the six outcomes)
+from gammon.engine import outcomes
+from gammon.engine.board import positive
+from gammon.engine.outcomes import OUTCOME_POINTS  # noqa: F401  (points of the six outcomes)
 
 from .activations import in_torch
 from .encoding import CLASSIC, CLASSIC_UNITS, POINT_UNITS

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import outcomes
-from engine.outcomes import equity
-from engine.phase import PHASES, classify
-from engine.policy import Bot
-from engine.rules import variant as get_variant
-from engine.sanity import net_outcomes
+from gammon.engine import outcomes
+from gammon.engine.outcomes import equity
+from gammon.engine.phase import PHASES, classify
+from gammon.engine.policy import Bot
+from gammon.engine.rules import variant as get_variant
+from gammon.engine.sanity import net_outcomes
 
 from . import botfile
 from .activations import ACTIVATIONS

@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from engine.files import write_atomic
+from gammon.engine.files import write_atomic
 
 from .numpy_net import MAIN
 from .onnx_net import INSTALL, OnnxUnavailable, metadata_props

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.rules import variant as get_variant
+from gammon.engine.rules import variant as get_variant
 
 from . import botfile
 from .botfile import BotFileError, short

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine import outcomes
-from engine.movegen import Plays
-from engine.outcomes import equity
-from engine.phase import PHASES, classify
-from engine.policy import Bot, best_per_root
-from engine.rules import Rules, variant as get_variant
-from engine.sanity import net_outcomes
+from gammon.engine import outcomes
+from gammon.engine.movegen import Plays
+from gammon.engine.outcomes import equity
+from gammon.engine.phase import PHASES, classify
+from gammon.engine.policy import Bot, best_per_root
+from gammon.engine.rules import Rules, variant as get_variant
+from gammon.engine.sanity import net_outcomes
 
 from .bomb import BombInput, plain_boards
 from .encoding import CLASSIC_PLUS_ROWS, encoder, fold_bomb

@@ -31,8 +31,8 @@ def phase_positions():
     """Unique positions of random self-play games (``engine.sample.from_random_play``),
     10,000 of each phase (``train.rollout_positions.phase_of``: contact, crashed, race):
     {phase: (boards (10000, 26) int8, dice (10000, 2))}."""
-    from engine.sample import from_random_play
-    from train.rollout_positions import PHASES, phase_of
+    from gammon.engine.sample import from_random_play
+    from gammon.train.rollout_positions import PHASES, phase_of
     rng = np.random.default_rng(7)
     boards, dice = from_random_play(rng, 900)
     _, first = np.unique(boards, axis=0, return_index=True)
@@ -51,7 +51,7 @@ def phase_positions():
 def bearoff_database():
     """The bear-off database, loaded (built and cached the first time, about half a minute)
     before any test, so that no test or subprocess builds it on the way."""
-    from engine import bearoff
+    from gammon.engine import bearoff
     return bearoff.database()
 
 

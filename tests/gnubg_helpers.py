@@ -5,12 +5,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import flip
-from engine.rules import start_boards
-from engine.formats.matfile import PLAY, Game, Match, parse_match
-from engine.movegen import legal_plays
-from engine.formats.notation import parse_play
-from eval.gnubg import driver
+from gammon.engine.board import flip
+from gammon.engine.rules import start_boards
+from gammon.engine.formats.matfile import PLAY, Game, Match, parse_match
+from gammon.engine.movegen import legal_plays
+from gammon.engine.formats.notation import parse_play
+from gammon.eval.gnubg import driver
 
 GNUBG = driver.find_gnubg()
 

@@ -18,16 +18,16 @@ import pytest
 import torch
 
 from gammon.cli import main
-from model import botfile
-from model import checkpoint as ckpt
-from model.encoding import width
-from model.export import export_net
-from model.net import ValueNet
-from model.numpy_net import NumpyNet, load_bot_file
-from model.player import load_net_bot
-from train.config import _ABOVE_LOW, RANGES, Config, ConfigError, from_dict, load
-from train.run_state import resume_payload
-from train.trainer import Trainer
+from gammon.model import botfile
+from gammon.model import checkpoint as ckpt
+from gammon.model.encoding import width
+from gammon.model.export import export_net
+from gammon.model.net import ValueNet
+from gammon.model.numpy_net import NumpyNet, load_bot_file
+from gammon.model.player import load_net_bot
+from gammon.train.config import _ABOVE_LOW, RANGES, Config, ConfigError, from_dict, load
+from gammon.train.run_state import resume_payload
+from gammon.train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMMON = [sys.executable, "-m", "gammon.cli"]
@@ -162,7 +162,7 @@ def test_net_dev_zero_is_refused_at_once_in_a_subprocess():
 
 def _bot_arrays(hidden=(8,)):
     torch.manual_seed(0)
-    from model.export import net_arrays
+    from gammon.model.export import net_arrays
     return net_arrays(ValueNet(width("classic"), hidden))
 
 

@@ -11,9 +11,9 @@ import urllib.request
 import numpy as np
 import pytest
 
-from engine.sample import from_random_play
-from eval.analysis import ranked, ranked_many
-from eval.bots.registry import make_bot
+from gammon.engine.sample import from_random_play
+from gammon.eval.analysis import ranked, ranked_many
+from gammon.eval.bots.registry import make_bot
 from gammon.http_api import Api
 from gammon.positions import read_position
 from gammon.web.threads import AsyncBatcher, BotThread

@@ -11,9 +11,9 @@ from math import comb
 import numpy as np
 import pytest
 
-from engine import bearoff
-from engine.bearoff import LONGEST, SIZE, BearoffDatabase, all_home, index
-from engine.rules import HYPERGAMMON, NUCLEAR, STANDARD, SUDDENDEATH
+from gammon.engine import bearoff
+from gammon.engine.bearoff import LONGEST, SIZE, BearoffDatabase, all_home, index
+from gammon.engine.rules import HYPERGAMMON, NUCLEAR, STANDARD, SUDDENDEATH
 
 # --- the index -----------------------------------------------------------------------------
 
@@ -292,8 +292,8 @@ def test_the_evaluators_take_races_from_the_database(db, monkeypatch):
     """NetEvaluator (torch) and NumpyEvaluator (bot files) answer settled races from the
     table and ask the network only about the rest."""
     torch = pytest.importorskip("torch")
-    from model.net import ValueNet
-    from model.policy import NetEvaluator
+    from gammon.model.net import ValueNet
+    from gammon.model.policy import NetEvaluator
     monkeypatch.setattr(bearoff, "database", lambda: db)
     evaluator = NetEvaluator(ValueNet(198, (8,)).eval())
     asked = []

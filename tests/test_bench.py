@@ -26,7 +26,7 @@ def assert_printed_ratio(ratio: str, top: str, bottom: str) -> None:
 
 
 def test_movegen_benchmark_prints_every_row():
-    out = subprocess.run([sys.executable, "-m", "eval.bench.movegen", "--seconds", "0.05",
+    out = subprocess.run([sys.executable, "-m", "gammon.eval.bench.movegen", "--seconds", "0.05",
                           "--games", "3", "--json"], capture_output=True, text=True,
                          timeout=300, check=True)
     rows = {row["name"]: row for row in json.loads(out.stdout)["rows"]}
@@ -37,7 +37,7 @@ def test_movegen_benchmark_prints_every_row():
 
 
 def test_training_benchmark_splits_the_time():
-    from train.bench.selfplay import measure
+    from gammon.train.bench.selfplay import measure
     result = measure(games=60, hidden=8, parallel=32, threads=1)
     assert result["games"] >= 60 and result["games_per_s"] > 0
     split = result["split"]
@@ -60,7 +60,7 @@ def _head() -> str:
 
 def test_movegen_benchmark_against_a_baseline_revision():
     head = _head()
-    out = subprocess.run([sys.executable, "-m", "eval.bench.movegen", "--seconds", "0.05",
+    out = subprocess.run([sys.executable, "-m", "gammon.eval.bench.movegen", "--seconds", "0.05",
                           "--games", "3", "--rounds", "2", "--baseline", head, "--json"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
     result = json.loads(out.stdout)
@@ -83,7 +83,7 @@ def test_movegen_benchmark_against_a_baseline_revision():
 
 @pytest.mark.slow  # a git archive and two training runs in subprocesses: 15 s
 def test_training_benchmark_against_a_baseline_revision(capsys):
-    from train.bench.selfplay import main
+    from gammon.train.bench.selfplay import main
     head = _head()
     assert main(["--baseline", head, "--games", "8", "--hidden", "4", "--parallel", "8",
                  "--rounds", "1"]) == 0
@@ -97,7 +97,7 @@ def test_training_benchmark_against_a_baseline_revision(capsys):
     assert_printed_ratio(last[3], last[1], last[2])
 
 
-@pytest.mark.parametrize("module", ["eval.bench.movegen", "train.bench"])
+@pytest.mark.parametrize("module", ["gammon.eval.bench.movegen", "gammon.train.bench"])
 def test_a_bad_baseline_revision_is_a_clean_error(module):
     _head()
     done = subprocess.run([sys.executable, "-m", module, "--baseline", "no-such-rev-4f2a9c"],
@@ -108,7 +108,7 @@ def test_a_bad_baseline_revision_is_a_clean_error(module):
 
 
 def test_movegen_benchmark_times_a_variant_against_the_standard_rules(capsys):
-    from eval.bench.movegen import main
+    from gammon.eval.bench.movegen import main
     assert main(["--variant", "caucasian", "--seconds", "0.05", "--games", "3", "--rounds", "1",
                  "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -119,7 +119,7 @@ def test_movegen_benchmark_times_a_variant_against_the_standard_rules(capsys):
 # --encodings: two input encodings side by side in one process ------------------------------
 
 def test_training_benchmark_compares_two_encodings(capsys):
-    from train.bench.selfplay import main
+    from gammon.train.bench.selfplay import main
     assert main(["--encodings", "classic,advanced", "--games", "8", "--hidden", "4",
                  "--parallel", "8", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
@@ -132,7 +132,7 @@ def test_training_benchmark_compares_two_encodings(capsys):
 
 
 def test_training_benchmark_names_a_bad_encoding(capsys):
-    from train.bench.selfplay import main
+    from gammon.train.bench.selfplay import main
     with pytest.raises(SystemExit):
         main(["--encodings", "classic,onehot"])
     assert "unknown encoding 'onehot'" in capsys.readouterr().err
@@ -141,7 +141,7 @@ def test_training_benchmark_names_a_bad_encoding(capsys):
 # --- train.bench.gpu and train.bench.scale ------------------------------------------------------
 
 def test_bench_gpu_runs_on_the_cpu_and_says_so(capsys):
-    from train.bench.gpu import main
+    from gammon.train.bench.gpu import main
     assert main(["--device", "auto", "--batches", "32,64", "--seconds", "0.3", "--hidden", "8",
                  "--json"]) == 0
     out, err = capsys.readouterr()
@@ -154,7 +154,7 @@ def test_bench_gpu_runs_on_the_cpu_and_says_so(capsys):
 
 
 def test_bench_gpu_refuses_bad_options_in_one_line(capsys):
-    from train.bench.gpu import main
+    from gammon.train.bench.gpu import main
     for argv in (["--batches", "0"], ["--batches", "a,b"], ["--seconds", "0"],
                  ["--encoding", "nope"]):
         assert main(argv) == 2
@@ -163,7 +163,7 @@ def test_bench_gpu_refuses_bad_options_in_one_line(capsys):
 
 
 def test_bench_scale_projects_up_to_the_learners_ceiling():
-    from train.bench.scale import project
+    from gammon.train.bench.scale import project
     # the learner absorbs 50,000 positions/s: 1,000 games/s of 50 positions
     learner = {"positions_per_s": 50_000.0, "positions_per_update": 5_000,
                "broadcast_bytes": 100_000}
@@ -179,7 +179,7 @@ def test_bench_scale_projects_up_to_the_learners_ceiling():
 
 def test_cli_benchmark_a_bad_baseline_revision_is_a_clean_error():
     _head()
-    done = subprocess.run([sys.executable, "-m", "eval.bench.cli", "--baseline",
+    done = subprocess.run([sys.executable, "-m", "gammon.eval.bench.cli", "--baseline",
                            "no-such-rev-4f2a9c"], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 2 and done.stdout == ""
@@ -188,7 +188,7 @@ def test_cli_benchmark_a_bad_baseline_revision_is_a_clean_error():
 
 
 def test_cli_benchmark_positions_are_fixed_by_the_seed():
-    from eval.bench.cli import batch_lines
+    from gammon.eval.bench.cli import batch_lines
     lines = batch_lines(50, seed=3)
     assert lines == batch_lines(50, seed=3) and lines != batch_lines(50, seed=4)
     assert len(lines) == 50 and len(set(lines)) > 40  # shuffled, not 50 opening positions
@@ -200,7 +200,7 @@ def test_cli_benchmark_positions_are_fixed_by_the_seed():
 @pytest.mark.slow  # for the suite's 10 minutes: two trees, every workload; the bad-revision test keeps the CLI in the default run
 def test_cli_benchmark_against_head_runs_every_workload_in_both_trees():
     head = _head()
-    out = subprocess.run([sys.executable, "-m", "eval.bench.cli", "--baseline", head,
+    out = subprocess.run([sys.executable, "-m", "gammon.eval.bench.cli", "--baseline", head,
                           "--quick", "--positions", "5", "--requests", "10", "--rounds", "1",
                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -229,7 +229,7 @@ def test_cli_benchmark_against_head_runs_every_workload_in_both_trees():
 
 @pytest.mark.slow  # two rounds of every workload on both trees, text output: about 30 s
 def test_cli_benchmark_prints_every_measurement_and_the_medians(capsys):
-    from eval.bench.cli import main
+    from gammon.eval.bench.cli import main
     head = _head()
     assert main(["--baseline", head, "--quick", "--rounds", "2"]) == 0
     out = capsys.readouterr().out

@@ -4,8 +4,8 @@
 import numpy as np
 import pytest
 
-from engine.board import borne_off, check_board, flip, pip_counts
-from engine.rules import VARIANTS, start_boards, variant
+from gammon.engine.board import borne_off, check_board, flip, pip_counts
+from gammon.engine.rules import VARIANTS, start_boards, variant
 
 
 def layout_of(board, side):
@@ -63,7 +63,7 @@ def test_check_board_names_the_problem():
 def test_positive_is_the_maximum_with_zero_for_every_signed_integer():
     """``engine.board.positive`` (a sign mask) equals ``np.maximum(cells, 0)`` on every
     int8 value, and on int16, int32 and int64 arrays, keeping the dtype."""
-    from engine.board import positive
+    from gammon.engine.board import positive
     every = np.arange(-128, 128, dtype=np.int8).reshape(8, 32)
     np.testing.assert_array_equal(positive(every), np.maximum(every, 0))
     assert positive(every).dtype == np.int8

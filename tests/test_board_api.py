@@ -7,11 +7,11 @@ name their field (never a 500)."""
 import numpy as np
 import pytest
 
-from engine.cube import BEAVER, PASS, TAKE
-from engine.formats.matfile import parse_match, replay
-from engine.movegen import legal_plays
-from engine.rules import variant
-from eval.bots.simple import PubevalBot
+from gammon.engine.cube import BEAVER, PASS, TAKE
+from gammon.engine.formats.matfile import parse_match, replay
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import variant
+from gammon.eval.bots.simple import PubevalBot
 
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402

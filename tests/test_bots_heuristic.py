@@ -8,16 +8,16 @@ import dataclasses
 import numpy as np
 import pytest
 
-from engine.board import borne_off, flip, pip_counts
-from engine.rules import start_boards
-from engine.dice import DiceTable
-from engine.game import play
-from engine.movegen import legal_plays
-from engine.formats.notation import parse_play
-from engine.sample import from_random_play
-from eval.bots.simple import RandomBot
-from eval.bots.heuristic import WEIGHTS, HeuristicBot, opponent_shots
-from eval.bots.racer import RacerBot
+from gammon.engine.board import borne_off, flip, pip_counts
+from gammon.engine.rules import start_boards
+from gammon.engine.dice import DiceTable
+from gammon.engine.game import play
+from gammon.engine.movegen import legal_plays
+from gammon.engine.formats.notation import parse_play
+from gammon.engine.sample import from_random_play
+from gammon.eval.bots.simple import RandomBot
+from gammon.eval.bots.heuristic import WEIGHTS, HeuristicBot, opponent_shots
+from gammon.eval.bots.racer import RacerBot
 
 
 def board(cells: dict[int, int]) -> np.ndarray:

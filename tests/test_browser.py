@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.formats import xgid
+from gammon.engine.formats import xgid
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 pytest.importorskip("fastapi", reason="the web extra (fastapi, uvicorn) is not installed")
@@ -64,8 +64,8 @@ def browser():
 @pytest.fixture(scope="module")
 def servers():
     """{"pubeval": URL, "net": URL}: in-process servers, stopped at the end."""
-    from eval.bots.cube import probability_source
-    from eval.bots.registry import make_bot
+    from gammon.eval.bots.cube import probability_source
+    from gammon.eval.bots.registry import make_bot
     from gammon.http_api import Api
     from gammon.web.server import WebServer
     net = make_bot("net:")
@@ -292,5 +292,5 @@ def test_positions_set_up_from_a_position_id_and_an_xgid_are_analysed(servers, b
 
 
 def _race_board():
-    from engine.formats import posid
+    from gammon.engine.formats import posid
     return posid.decode(RACE)

@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import reference
-from engine.formats import posid
-from engine.formats.notation import parse_play
-from engine.movegen import legal_plays
-from engine.rules import CAUCASIAN, STANDARD
-from engine.sample import ALL_ROLLS, from_random_play
+from gammon.engine import reference
+from gammon.engine.formats import posid
+from gammon.engine.formats.notation import parse_play
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import CAUCASIAN, STANDARD
+from gammon.engine.sample import ALL_ROLLS, from_random_play
 
 from test_rules import position
 

@@ -85,8 +85,8 @@ def test_bad_input_is_one_line_on_stderr_with_exit_2(args, message):
 
 def test_sixteen_checkers_is_refused():
     # mover 16 checkers, opponent 14: fits 80 bits but breaks the rules
-    from engine.formats import posid
-    from engine.rules import start_boards
+    from gammon.engine.formats import posid
+    from gammon.engine.rules import start_boards
     board = start_boards(1)[0].copy()
     board[6] += 1
     board[1] += 1

@@ -24,8 +24,8 @@ def gammon(*args, stdin=None):
 def net(tmp_path_factory) -> str:
     """A small untrained network as a bot name: any checkpoint serves the commands."""
     import torch
-    from model.checkpoint import model_payload, save
-    from model.net import ValueNet
+    from gammon.model.checkpoint import model_payload, save
+    from gammon.model.net import ValueNet
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("cube") / "small.pt"
     save(path, model_payload(ValueNet(198, (8,)), "classic", "standard"))
@@ -180,7 +180,7 @@ def test_a_race_with_every_checker_home_is_valued_by_the_bear_off_database(net):
     are the database's (a checker on our 6-point against one on the opponent's 1-point:
     27 of 36 rolls bear it off, else the opponent does)."""
     import numpy as np
-    from engine.formats.posid import encode
+    from gammon.engine.formats.posid import encode
     board = np.zeros(26, dtype=np.int8)
     board[6], board[24] = 1, -1
     out = gammon("analyze", encode(board), "--bot", net, "--json")

@@ -234,8 +234,8 @@ def test_hint_cubeful_ranks_by_the_cubeful_equity():
 
 def _flipped(result: str) -> str:
     """The Position ID of a result with the opponent on roll."""
-    from engine.board import flip
-    from engine.formats import posid
+    from gammon.engine.board import flip
+    from gammon.engine.formats import posid
     return posid.encode(flip(posid.decode(result)))
 
 

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from engine.formats.matchid import OVER, MatchState, encode_match_id
+from gammon.engine.formats.matchid import OVER, MatchState, encode_match_id
 from inprocess import gammon
 
 START = "4HPwATDgc/ABMA"  # the opening position, the player on roll a little ahead
@@ -74,7 +74,7 @@ def test_money_cube_owners():
 def test_two_away_two_away_is_a_dead_cube_once_turned():
     """At 2-away/2-away a doubled cube wins or loses the match on any result: double/take
     is the mover's winning chance, and double/pass is the MET's 1-away/2-away."""
-    from model.match_cube import default_met
+    from gammon.model.match_cube import default_met
     a = analysis(START, "--score", "5-5", "--length", "7")
     assert a["unit"] == "mwc" and a["match"]["away"] == [2, 2]
     assert a["match"]["score"] == [5, 5] and a["match"]["crawford"] is False
@@ -261,7 +261,7 @@ def test_cube_batch_decides_as_the_match_cube_check_for_net():
     """The first 100 positions of eval/gnubg/data/gnubg_match_cube.jsonl as POSID:MATCHID lines:
     `gammon cube --batch` doubles and takes exactly where eval.gnubg.match_cube's own
     computation for net: (bot_probabilities, match_decisions) does."""
-    from eval.gnubg import match_cube as gm
+    from gammon.eval.gnubg import match_cube as gm
     rows = [json.loads(line) for line in gm.DATA_PATH.read_text().splitlines()][1:101]
     data = gm.load()
     part = gm.MatchCubeData(data.posids[:100], data.scores[:100], data.emg[:100],

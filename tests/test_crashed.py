@@ -6,16 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.board import flip
-from engine.phase import is_crashed, is_race
-from eval.bots.registry import make_bot
-from eval.reports.rollout_check import play_positions
+from gammon.engine.board import flip
+from gammon.engine.phase import is_crashed, is_race
+from gammon.eval.bots.registry import make_bot
+from gammon.eval.reports.rollout_check import play_positions
 
 gnubg_nn = pytest.importorskip("gnubg_nn")
 
 
 def test_crashed_agrees_with_gnubg_on_self_play_positions():
-    from eval.bots.gnubg import gnubg_board
+    from gammon.eval.bots.gnubg import gnubg_board
     boards = play_positions(make_bot("pubeval"), 2000, 5)
     ours = is_crashed(boards)
     theirs = np.array([gnubg_nn.classify(gnubg_board(b)) == gnubg_nn.c_crashed

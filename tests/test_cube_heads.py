@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from model.cube import (BEAVER, DOUBLE, NO_DOUBLE, PASS, TAKE, TOO_GOOD, cube_equities,
+from gammon.model.cube import (BEAVER, DOUBLE, NO_DOUBLE, PASS, TAKE, TOO_GOOD, cube_equities,
                         cubeful_equity, decide, take_point, win_and_values)
-from model.net import five_outputs, flip_outcomes
+from gammon.model.net import five_outputs, flip_outcomes
 
 
 def six(p, wg=0.0, lg=0.0, wbg=0.0, lbg=0.0) -> np.ndarray:

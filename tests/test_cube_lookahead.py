@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 import torch
 
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.formats.posid import encode
-from engine.movegen import legal_plays
-from engine.outcomes import equity
-from engine.rules import STANDARD
+from gammon.engine.board import flip
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.formats.posid import encode
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import equity
+from gammon.engine.rules import STANDARD
 from inprocess import gammon
-from model.cube import TOO_GOOD, cube_equities, decide_from
-from model.cube_lookahead import cube_equities_ahead
-from model.net import ValueNet
-from model.policy import NetEvaluator
+from gammon.model.cube import TOO_GOOD, cube_equities, decide_from
+from gammon.model.cube_lookahead import cube_equities_ahead
+from gammon.model.net import ValueNet
+from gammon.model.policy import NetEvaluator
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def evaluator():
 
 def _positions() -> np.ndarray:
     rng = np.random.default_rng(2)
-    from engine.sample import from_random_play
+    from gammon.engine.sample import from_random_play
     boards, _ = from_random_play(rng, 3, "standard")
     return boards[rng.choice(len(boards), 4, replace=False)]
 
@@ -86,7 +86,7 @@ def test_a_sure_gammon_is_too_good_to_double(evaluator):
 
 
 def test_the_commands_look_ahead_for_the_cube(tmp_path):
-    from model.checkpoint import model_payload, save
+    from gammon.model.checkpoint import model_payload, save
     torch.manual_seed(0)
     path = tmp_path / "small.pt"
     save(path, model_payload(ValueNet(198, (8,)), "classic", "standard"))

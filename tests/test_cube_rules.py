@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.cube import (BEAVER, PASS, TAKE, Cube, CubeRules, accept, flip_owner, game_points,
+from gammon.engine.cube import (BEAVER, PASS, TAKE, Cube, CubeRules, accept, flip_owner, game_points,
                          legal_responses, may_beaver, may_double, opening_ties, pass_points,
                          start_cubes)
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.board import flip, pip_counts
-from engine.rules import start_boards
-from engine.cube import BEAVER, PASS, TAKE, CubeRules
-from engine.game import play
-from engine.cube_policy import CubeBot, NeverDouble
-from eval.bots.simple import PubevalBot, RandomBot
-from eval.playing.match import run_match
-from eval.bots.race_cube import KeithCube, keith_count
-from eval.bots.registry import make_bot
+from gammon.engine.board import flip, pip_counts
+from gammon.engine.rules import start_boards
+from gammon.engine.cube import BEAVER, PASS, TAKE, CubeRules
+from gammon.engine.game import play
+from gammon.engine.cube_policy import CubeBot, NeverDouble
+from gammon.eval.bots.simple import PubevalBot, RandomBot
+from gammon.eval.playing.match import run_match
+from gammon.eval.bots.race_cube import KeithCube, keith_count
+from gammon.eval.bots.registry import make_bot
 
 
 class Always:
@@ -189,10 +189,10 @@ def test_bots_by_name_with_a_cube_strategy():
 
 def test_a_net_doubles_with_its_heads_on_its_probabilities(tmp_path):
     torch = pytest.importorskip("torch")
-    from model.checkpoint import model_payload, save
-    from model.cube import decide
-    from model.cube_player import HeadsCube
-    from model.net import ValueNet
+    from gammon.model.checkpoint import model_payload, save
+    from gammon.model.cube import decide
+    from gammon.model.cube_player import HeadsCube
+    from gammon.model.net import ValueNet
     torch.manual_seed(0)
     torch.set_num_threads(1)  # the machine is shared: two threads can run ten times slower
     save(tmp_path / "net.pt", model_payload(ValueNet(198, (8,)), "classic", "standard"))

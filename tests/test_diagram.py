@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.rules import start_boards
-from engine.formats.diagram import diagram
+from gammon.engine.rules import start_boards
+from gammon.engine.formats.diagram import diagram
 
 TOP_EDGE = " +13-14-15-16-17-18------19-20-21-22-23-24-+"
 BOTTOM_EDGE = " +12-11-10--9--8--7-------6--5--4--3--2--1-+"

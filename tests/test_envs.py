@@ -13,8 +13,8 @@ import pytest
 gym = pytest.importorskip("gymnasium", reason="the environments need gymnasium (gammon[envs])")
 
 import gammon.envs  # noqa: E402,F401  (registers the ids)
-from engine.dice import DiceTable  # noqa: E402
-from engine.movegen import legal_plays  # noqa: E402
+from gammon.engine.dice import DiceTable  # noqa: E402
+from gammon.engine.movegen import legal_plays  # noqa: E402
 from gammon.envs import BackgammonEnv, BackgammonVectorEnv, BotAgent, search  # noqa: E402
 from gammon.envs.actions import (DOUBLE, FIRST_VARIANT_ACTION, NO_PLAY, PASS, ROLL,  # noqa: E402
                                  STEP_ACTIONS, TAKE, action_name)
@@ -290,8 +290,8 @@ def test_the_net_through_the_single_env_on_400_games():
 
 def net_vs_pubeval(games: int, seed: int, single: bool = False):
     pytest.importorskip("torch")
-    from eval.playing.match import chunk_dice, match_seeds, run_match
-    from model.rows import batch_independent
+    from gammon.eval.playing.match import chunk_dice, match_seeds, run_match
+    from gammon.model.rows import batch_independent
     agent = BotAgent("net:")
     with batch_independent():
         expected = run_match("net:", "pubeval", games, seed=seed, progress=False)

@@ -16,9 +16,9 @@ import pytest
 
 pytest.importorskip("gymnasium", reason="the environments need gymnasium (gammon[envs])")
 
-from engine.movegen import legal_plays  # noqa: E402
-from engine.rules import variant  # noqa: E402
-from engine.sample import from_random_play, synthetic  # noqa: E402
+from gammon.engine.movegen import legal_plays  # noqa: E402
+from gammon.engine.rules import variant  # noqa: E402
+from gammon.engine.sample import from_random_play, synthetic  # noqa: E402
 from gammon.envs.actions import STEP_ACTIONS, step_of  # noqa: E402
 from gammon.envs.steps import StepPlays  # noqa: E402
 

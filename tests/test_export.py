@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 import torch
 
-from engine.movegen import legal_plays
-from model import botfile
-from model import checkpoint as ckpt
-from model.encoding import width
-from model.export import export_checkpoint, export_net
-from engine.outcomes import equity
-from model.net import ValueNet, equity as torch_equity
-from model.numpy_net import load_bot_file
-from model.player import load_net_bot
-from model.policy import NetEvaluator, NetPolicy
+from gammon.engine.movegen import legal_plays
+from gammon.model import botfile
+from gammon.model import checkpoint as ckpt
+from gammon.model.encoding import width
+from gammon.model.export import export_checkpoint, export_net
+from gammon.engine.outcomes import equity
+from gammon.model.net import ValueNet, equity as torch_equity
+from gammon.model.numpy_net import load_bot_file
+from gammon.model.player import load_net_bot
+from gammon.model.policy import NetEvaluator, NetPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,8 +115,8 @@ def test_loading_and_playing_a_bot_file_never_imports_torch(tmp_path):
     script = f"""
 import sys
 import numpy as np
-from eval.bots.registry import make_bot
-from eval.playing.match import run_match
+from gammon.eval.bots.registry import make_bot
+from gammon.eval.playing.match import run_match
 bot = make_bot("net:{out}")
 result = run_match(bot, "pubeval", 4, seed=1, progress=False)
 assert result.games == 4
@@ -160,7 +160,7 @@ def test_export_takes_net_names_and_bare_paths(tmp_path, capsys):
     """``net:`` (the shipped model), ``net:PATH`` and ``PATH`` alike, as wherever a bot is
     named; a bot file, a missing file or the checkpoint itself as OUT are refused."""
     from gammon.cli import main
-    from model.player import DEFAULT
+    from gammon.model.player import DEFAULT
     path = _checkpoint(tmp_path, _net(hidden=(8,)))
     for source, expected in (("net:", DEFAULT), (f"net:{path}", path), (str(path), path)):
         out = tmp_path / "exported.npz"

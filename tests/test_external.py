@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.rules import start_boards
-from engine.cube import CubeRules
-from engine.formats.fibs import format_board, parse_board
-from engine.formats.matfile import parse_match, replay
-from engine.movegen import legal_plays
-from engine.formats.notation import parse_play
-from eval.bots.registry import make_bot
+from gammon.engine.rules import start_boards
+from gammon.engine.cube import CubeRules
+from gammon.engine.formats.fibs import format_board, parse_board
+from gammon.engine.formats.matfile import parse_match, replay
+from gammon.engine.movegen import legal_plays
+from gammon.engine.formats.notation import parse_play
+from gammon.eval.bots.registry import make_bot
 from gammon.external import ExternalPlayer, listen, serve
 from gnubg_helpers import GNUBG, run_gnubg
 
@@ -260,8 +260,8 @@ class Listener:
 
 
 def test_the_bot_is_told_the_match_score_from_the_deciding_side():
-    from engine.formats.fibs import format_board
-    from engine.rules import start_boards
+    from gammon.engine.formats.fibs import format_board
+    from gammon.engine.rules import start_boards
     bot = Listener()
     ext = ExternalPlayer(bot)
     board = start_boards(1)[0]
@@ -291,7 +291,7 @@ def test_gnubg_matches_through_the_server_are_checked_and_reported(tmp_path, mon
     matches won by someone, the report adds up (the answers counted by the server's last
     line). A bot the server refuses is a one-line error; gnubg past its time too, and the
     server is ended with it."""
-    from eval.gnubg.external_matches import ServerError, run as run_matches
+    from gammon.eval.gnubg.external_matches import ServerError, run as run_matches
     report = run_matches("net:", 2, 3, 4, tmp_path)
     assert report["problems"] == [], report["problems"]
     assert report["wins_ours"] + report["wins_gnubg"] == 2 and report["server_errors"] == 0
@@ -301,8 +301,8 @@ def test_gnubg_matches_through_the_server_are_checked_and_reported(tmp_path, mon
         run_matches("nosuchbot", 1, 1, 4, tmp_path / "none")
     assert "\n" not in str(failed.value) and "exit status 2" in str(failed.value)
     # gnubg past its time: the error says so, and the server is ended with it
-    from eval.gnubg import external_matches
-    from eval.gnubg.driver import GnubgError
+    from gammon.eval.gnubg import external_matches
+    from gammon.eval.gnubg.driver import GnubgError
     started = []
 
     class Watched(external_matches.Server):

@@ -6,13 +6,13 @@ advanced encoding that trains, saves, exports and plays."""
 import numpy as np
 import pytest
 
-from engine.board import flip
-from engine.movegen import legal_plays
-from engine.rules import start_boards
-from engine.sample import from_random_play, synthetic
-from engine.shots import opponent_shots, shot_masks, shot_rolls
-from model import features as F
-from model.encoding import (CLASSIC_PLUS, ENCODINGS, WIDTHS, advanced, both_sides,
+from gammon.engine.board import flip
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import start_boards
+from gammon.engine.sample import from_random_play, synthetic
+from gammon.engine.shots import opponent_shots, shot_masks, shot_rolls
+from gammon.model import features as F
+from gammon.model.encoding import (CLASSIC_PLUS, ENCODINGS, WIDTHS, advanced, both_sides,
                             check_encoding, classic, encoder, width)
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
@@ -313,7 +313,7 @@ def test_feature_rows_write_where_they_are_told(positions):
     """``feature_rows(out=...)`` and ``both_sides_rows`` (the evaluator's feature-major path,
     written into a block of rows of a bigger array) give the same floats as the plain
     calls; an out of the wrong shape or not contiguous is refused."""
-    from model.encoding import both_sides_rows
+    from gammon.model.encoding import both_sides_rows
     n, width = len(positions), F.WIDTH
     rows = F.feature_rows(positions)
     halves = np.full((width, 2, n // 2), np.nan, dtype=np.float32)
@@ -331,7 +331,7 @@ def test_feature_rows_write_where_they_are_told(positions):
 
 
 def test_counts_agree_with_the_engine(positions):
-    from engine.board import borne_off, pip_counts
+    from gammon.engine.board import borne_off, pip_counts
     np.testing.assert_allclose(F.pips(positions) * 200, pip_counts(positions)[0], atol=1e-3)
     off = borne_off(positions, 15)[0]
     np.testing.assert_allclose(F.checkers_off(positions).sum(axis=1) * 5, off, atol=1e-5)
@@ -347,7 +347,7 @@ def test_races_alone_take_the_quick_path_to_the_same_floats(positions):
     """A batch of races only (what the race network gets) skips the contact loops (break
     contact, mobility's escapes) and the shots; each board's features are the same bits as
     in a batch with contact, where every loop runs."""
-    from engine.phase import is_race
+    from gammon.engine.phase import is_race
     race = is_race(positions)
     assert race.any() and (~race).any()
     mixed = F.feature_rows(positions)  # (F, N): contact in the batch, every loop runs
@@ -365,14 +365,14 @@ def test_races_alone_take_the_quick_path_to_the_same_floats(positions):
 def test_an_advanced_network_trains_saves_exports_and_plays(tmp_path):
     import torch
 
-    from eval.bots.simple import RandomBot
-    from engine.game import play
-    from model.export import export_checkpoint
-    from model.net import ValueNet
-    from model.player import load_net_bot
-    from model.policy import NetEvaluator
-    from train.config import Config
-    from train.trainer import Trainer
+    from gammon.eval.bots.simple import RandomBot
+    from gammon.engine.game import play
+    from gammon.model.export import export_checkpoint
+    from gammon.model.net import ValueNet
+    from gammon.model.player import load_net_bot
+    from gammon.model.policy import NetEvaluator
+    from gammon.train.config import Config
+    from gammon.train.trainer import Trainer
 
     config = Config().with_overrides(
         model={"hidden": (8,), "encoding": "advanced"},

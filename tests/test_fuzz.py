@@ -421,7 +421,7 @@ HTTP_TEMPLATES = {  # each endpoint's good fields; rollouts small, quick and wit
 def http_port():
     for module in ("fastapi", "uvicorn", "fastapi_offline"):
         pytest.importorskip(module)
-    from eval.bots.registry import make_bot
+    from gammon.eval.bots.registry import make_bot
     from gammon.http_api import Api
     from gammon.web.server import WebServer
     server = WebServer(Api(make_bot("pubeval"), "pubeval", max_trials=20), "127.0.0.1", 0,

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from engine.dice import opening_roll, roll
-from engine.game import play, random_policy
-from engine.rules import BACKGAMMON, GAMMON, HYPERGAMMON, SINGLE, STANDARD, start_boards
+from gammon.engine.dice import opening_roll, roll
+from gammon.engine.game import play, random_policy
+from gammon.engine.rules import BACKGAMMON, GAMMON, HYPERGAMMON, SINGLE, STANDARD, start_boards
 
 
 def finished(boards):

@@ -9,12 +9,12 @@ import sys
 import numpy as np
 import pytest
 
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.movegen import legal_plays
-from engine.policy import Bot
-from eval.gnubg import benchmark as gb
-from eval.bots.simple import PubevalBot, RandomBot
+from gammon.engine.board import flip
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.movegen import legal_plays
+from gammon.engine.policy import Bot
+from gammon.eval.gnubg import benchmark as gb
+from gammon.eval.bots.simple import PubevalBot, RandomBot
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +180,7 @@ def test_table_for_people(capsys):
 
 
 def test_the_module_runs_and_fails_without_a_traceback(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "eval.gnubg.benchmark", "--data",
+    run = subprocess.run([sys.executable, "-m", "gammon.eval.gnubg.benchmark", "--data",
                           str(tmp_path / "none.npz")], capture_output=True, text=True)
     assert run.returncode == 2 and "Traceback" not in run.stderr and "--generate" in run.stderr
 
@@ -220,7 +220,7 @@ def test_the_judge_sees_the_movers_side():
 
 def test_one_ply_is_the_opponents_21_rolls_with_gnubgs_replies():
     pytest.importorskip("gnubg_nn")
-    from eval.bots.gnubg import GnubgBot
+    from gammon.eval.bots.gnubg import GnubgBot
     g, bot = gb.gnubg_nn_module(), GnubgBot()
     for after in legal_plays(blot_position()[None], np.array([[2, 1]])).boards[:3]:
         theirs = flip(after)
@@ -254,6 +254,6 @@ def test_generating_a_small_file_round_trips(tmp_path):
     again = gb.generate(4, seed=5, batch=4, plies=0)
     assert np.array_equal(again.boards, made.boards) and np.array_equal(again.dice, made.dice)
     # judged at gnubg's own 0-ply, gnubg 0-ply never loses
-    from eval.bots.gnubg import GnubgBot
+    from gammon.eval.bots.gnubg import GnubgBot
     row, loss = gb.score_bot("gnubg", GnubgBot(), back)
     assert np.abs(loss).max() < 1e-6

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from eval.gnubg import cube_check as gc
+from gammon.eval.gnubg import cube_check as gc
 
 SAMPLE = Path(__file__).parent / "data" / "gnubg_cube_eval.txt"  # gnubg 1.07's answer to:
 SAMPLE_POSIDS = ["4HPwATDgc/ABMA", "vN0cAEC7tUGBAA", "HgAAAAQAAAAAAA", "4PPgATCYc8wJIA",
@@ -189,7 +189,7 @@ def fake_gnubg(tmp_path: Path, body: str) -> str:
 
 
 def test_the_driver_runs_a_script_in_a_clean_home(tmp_path):
-    from eval.gnubg import driver
+    from gammon.eval.gnubg import driver
     program = fake_gnubg(tmp_path, 'echo "$@|$HOME|$LANG"; cat')
     out = driver.run_gnubg(["set sound enable off", "eval"], program)
     said, script = out.split("\n", 1)
@@ -202,7 +202,7 @@ def test_the_driver_runs_a_script_in_a_clean_home(tmp_path):
 
 
 def test_the_driver_says_in_one_line_why_gnubg_did_not_run(tmp_path, monkeypatch):
-    from eval.gnubg import driver
+    from gammon.eval.gnubg import driver
     with pytest.raises(driver.GnubgError, match="running .*no-such-gnubg") as missing:
         driver.run_gnubg("", str(tmp_path / "no-such-gnubg"))
     slow = fake_gnubg(tmp_path, "exec sleep 30")
@@ -216,7 +216,7 @@ def test_the_driver_says_in_one_line_why_gnubg_did_not_run(tmp_path, monkeypatch
 
 
 def test_the_driver_asks_about_long_lists_in_chunks(tmp_path):
-    from eval.gnubg import driver
+    from gammon.eval.gnubg import driver
     program = fake_gnubg(tmp_path, "cat")  # answers with the script itself
     said = []
     found, notes = driver.evaluate_in_chunks(
@@ -320,7 +320,7 @@ def test_json_and_table(capsys, net_row, monkeypatch):
 
 
 def test_the_module_runs_and_fails_without_a_traceback(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "eval.gnubg.cube_check", "--data",
+    run = subprocess.run([sys.executable, "-m", "gammon.eval.gnubg.cube_check", "--data",
                           str(tmp_path / "x.jsonl")], capture_output=True, text=True,
                          timeout=60, check=False)
     assert run.returncode == 2 and "Traceback" not in run.stderr and "--generate" in run.stderr

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.formats.matchid import CENTRED, decode_match_id
-from eval.gnubg import match_cube as gm
+from gammon.engine.formats.matchid import CENTRED, decode_match_id
+from gammon.eval.gnubg import match_cube as gm
 
 SAMPLE = Path(__file__).parent / "data" / "gnubg_match_cube_eval.txt"  # gnubg 1.07's answer
 SAMPLE_ENTRIES = [  # to gm.gnubg_script(SAMPLE_ENTRIES)
@@ -201,7 +201,7 @@ def test_agreement_counts_only_clear_cut_decisions(data):
 
 
 def test_money_rows_use_model_cube(data):
-    from model.cube import decide
+    from gammon.model.cube import decide
     d = gm.money_decisions(data.probabilities, data)
     owner = np.array([1 if s.owner == "mover" else 0 for s in data.scores])
     want = decide(data.probabilities, owner, beavers=False)
@@ -275,7 +275,7 @@ def test_json_and_table(capsys, data):
 
 
 def test_the_module_runs_and_fails_without_a_traceback(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "eval.gnubg.match_cube", "--data",
+    run = subprocess.run([sys.executable, "-m", "gammon.eval.gnubg.match_cube", "--data",
                           str(tmp_path / "none.jsonl")], capture_output=True, text=True, check=False,
                          cwd=Path(__file__).resolve().parents[1], timeout=120)
     assert run.returncode == 2 and "Traceback" not in run.stderr

@@ -9,9 +9,9 @@ import json
 import numpy as np
 import pytest
 
-import eval.gnubg.rollouts as gr
-from eval.bots.registry import make_bot
-from eval.gnubg.driver import find_gnubg
+import gammon.eval.gnubg.rollouts as gr
+from gammon.eval.bots.registry import make_bot
+from gammon.eval.gnubg.driver import find_gnubg
 
 OPENING = "4HPwATDgc/ABMA"
 

@@ -8,7 +8,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from eval.analysis import heap
+from gammon.eval.analysis import heap
 
 pytestmark = pytest.mark.skipif(not heap.available(), reason="the C library is not glibc")
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not heap.available(), reason="the C library is n
 _CHURN = textwrap.dedent("""
     import resource, sys
     import numpy as np
-    from eval.analysis.heap import kept_heap
+    from gammon.eval.analysis.heap import kept_heap
 
     def faults(rounds=40):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt

@@ -14,14 +14,14 @@ import urllib.request
 
 import pytest
 
-from eval.analysis import analyze_cube, ranked
-from eval.bots.cube import probability_source
-from eval.bots.registry import make_bot
+from gammon.eval.analysis import analyze_cube, ranked
+from gammon.eval.bots.cube import probability_source
+from gammon.eval.bots.registry import make_bot
 from gammon.http_api import EVAL_FIELDS, MOVE_FIELDS, ROLLOUT_FIELDS, Api
 from gammon.positions import read_position
 from inprocess import gammon
-from model import checkpoint as ckpt
-from model.net import ValueNet
+from gammon.model import checkpoint as ckpt
+from gammon.model.net import ValueNet
 
 START = "4HPwATDgc/ABMA"
 RACE = "eO85AAD4vg8AAA"

@@ -46,6 +46,15 @@ def modules(root: Path) -> dict[str, Path]:
     return out
 
 
+def short(module: str) -> str:
+    """A module's name in this graph: ``gammon.engine.movegen`` (its installed name, docs/
+    design.md "One installed name") as its folder, ``engine.movegen``."""
+    head, _, rest = module.partition(".")
+    if head == "gammon" and rest.split(".")[0] in ("engine", "model", "train", "eval"):
+        return rest
+    return module
+
+
 def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The modules ``name`` imports (absolute, relative, at any depth of the file): for
     ``from P import x`` the submodule P.x when there is one, else P. Outside modules
@@ -54,14 +63,14 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
+            found |= {short(alias.name) for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
                 base = base[:len(base) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
-                target = node.module
+                target = short(node.module)
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
                 found.add(sub if sub in known else target)
@@ -179,19 +188,19 @@ def _plant(path: Path, line: str) -> None:
 
 
 @pytest.mark.parametrize("where, line, expected", [
-    ("engine/board.py", "from model.net import ValueNet", "upward import engine.board -> model.net"),
-    ("model/net.py", "import eval.bots.pubeval", "upward import model.net -> eval.bots.pubeval"),
-    ("eval/bots/simple.py", "from train.trainer import Trainer",
+    ("engine/board.py", "from gammon.model.net import ValueNet", "upward import engine.board -> model.net"),
+    ("model/net.py", "import gammon.eval.bots.pubeval", "upward import model.net -> eval.bots.pubeval"),
+    ("eval/bots/simple.py", "from gammon.train.trainer import Trainer",
      "upward import eval.bots.simple -> train.trainer"),
     ("eval/analysis/plays.py", "from gammon.errors import UsageError",
      "upward import eval.analysis.plays -> gammon.errors"),
     ("engine/movegen.py", "import torch", "engine.movegen imports torch"),
     ("gammon/commands/hint.py", "from .match import run",
      "command imports command gammon.commands.hint -> gammon.commands.match"),
-    ("engine/dice.py", "from engine.board import flip", "import cycle"),
-    ("train/selfplay.py", "from model.bomb import detonate_by_equity",
+    ("engine/dice.py", "from gammon.engine.board import flip", "import cycle"),
+    ("train/selfplay.py", "from gammon.model.bomb import detonate_by_equity",
      "a turn's user imports a variant module train.selfplay -> model.bomb"),
-    ("eval/analysis/rollout_trials.py", "from engine.rules.nuclear import explode",
+    ("eval/analysis/rollout_trials.py", "from gammon.engine.rules.nuclear import explode",
      "a turn's user imports a variant module eval.analysis.rollout_trials -> "
      "engine.rules.nuclear"),
 ])
@@ -200,7 +209,7 @@ def test_a_planted_violation_fails(tmp_path, where, line, expected):
     assert problems(root) == []
     if expected == "import cycle":  # board imports dice only if it does not already
         board = root / "engine" / "board.py"
-        _plant(board, "from engine import dice")
+        _plant(board, "from gammon.engine import dice")
     _plant(root / where, line)
     found = problems(root)
     assert any(p.startswith(expected) for p in found), found

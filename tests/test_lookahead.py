@@ -9,8 +9,8 @@ import json
 import pytest
 
 from inprocess import gammon
-from model import checkpoint as ckpt
-from model.net import ValueNet
+from gammon.model import checkpoint as ckpt
+from gammon.model.net import ValueNet
 
 START = "4HPwATDgc/ABMA"
 

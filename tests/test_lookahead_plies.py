@@ -8,17 +8,17 @@ import numpy as np
 import pytest
 import torch
 
-from engine import reference
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.movegen import legal_plays
-from engine.outcomes import certain, equity
-from engine.rules import STANDARD, variant
-from model.lookahead import (FILTER_EQUITY, FILTER_PLAYS, MAX_PLIES, candidates,
+from gammon.engine import reference
+from gammon.engine.board import flip
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import certain, equity
+from gammon.engine.rules import STANDARD, variant
+from gammon.model.lookahead import (FILTER_EQUITY, FILTER_PLAYS, MAX_PLIES, candidates,
                              check_plies, evaluate_plays, look_ahead)
-from model.net import ValueNet
-from model.player import load_net_bot
-from model.policy import NetEvaluator, NetPolicy
+from gammon.model.net import ValueNet
+from gammon.model.player import load_net_bot
+from gammon.model.policy import NetEvaluator, NetPolicy
 
 
 def reference_value(evaluate, afterstate: np.ndarray, plies: int) -> np.ndarray:
@@ -163,7 +163,7 @@ def test_the_filter_keeps_the_best_few_within_the_margin():
 def test_filtered_plays_keep_their_zero_ply_value_and_are_never_chosen(evaluator):
     """From random middle-game positions: the plays left out keep their 0-ply value, the
     looked-ahead ones are the filter's, and the choice is one of those looked ahead."""
-    from engine.sample import from_random_play
+    from gammon.engine.sample import from_random_play
     boards, dice = from_random_play(np.random.default_rng(5), 6)
     plays = legal_plays(boards[:6], dice[:6])
     zero = evaluator.after_play(plays.boards)
@@ -218,7 +218,7 @@ def test_plies_out_of_range_are_refused(evaluator, bad):
 def test_nuclear_looks_ahead_with_the_bomb_kept(tmp_path):
     """A Nuclear net at 1-ply: the bomb stays folded into every position looked at, so the
     values differ by who owns it, and the rules read the plain boards."""
-    from model import checkpoint as ckpt
+    from gammon.model import checkpoint as ckpt
     torch.manual_seed(4)
     path = tmp_path / "nuclear.pt"
     ckpt.save(path, ckpt.model_payload(ValueNet(200, (8,)), "nuclear", "nuclear"))

@@ -10,12 +10,12 @@ import types
 import numpy as np
 import pytest
 
-from engine.board import flip
-from engine.movegen import legal_plays
-from engine.sample import from_random_play
-from eval.bots.simple import Bot, PubevalBot, RandomBot
-from eval.playing.match import Z95, MatchResult, ci95, run_match
-from eval.bots.registry import NAMES, BotUnavailable, make_bot
+from gammon.engine.board import flip
+from gammon.engine.movegen import legal_plays
+from gammon.engine.sample import from_random_play
+from gammon.eval.bots.simple import Bot, PubevalBot, RandomBot
+from gammon.eval.playing.match import Z95, MatchResult, ci95, run_match
+from gammon.eval.bots.registry import NAMES, BotUnavailable, make_bot
 
 
 class Recorder(Bot):
@@ -185,10 +185,10 @@ def test_random_bot_seed_is_used():
 
 def test_net_names_go_to_the_model_package(monkeypatch):
     calls = []
-    fake = types.ModuleType("model.player")
+    fake = types.ModuleType("gammon.model.player")
     fake.load_net_bot = lambda path, variant, plies: (calls.append((path, variant, plies))
                                                       or RandomBot(0))
-    monkeypatch.setitem(sys.modules, "model.player", fake)
+    monkeypatch.setitem(sys.modules, "gammon.model.player", fake)
     make_bot("net:runs/x.pt", variant="nackgammon")
     make_bot("net:")
     make_bot("net:@1")
@@ -198,7 +198,7 @@ def test_net_names_go_to_the_model_package(monkeypatch):
 
 
 def test_net_names_without_the_model_package(monkeypatch):
-    monkeypatch.setitem(sys.modules, "model.player", None)  # import now fails
+    monkeypatch.setitem(sys.modules, "gammon.model.player", None)  # import now fails
     with pytest.raises(BotUnavailable, match="net players need the model package"):
         make_bot("net:x.pt")
 
@@ -223,7 +223,7 @@ def gnubg_nn():
 
 
 def test_gnubg_bot_plays_gnubgs_own_choice(gnubg_nn):
-    from eval.bots.gnubg import cubeless_equity, gnubg_board
+    from gammon.eval.bots.gnubg import cubeless_equity, gnubg_board
     bot = make_bot("gnubg")
     boards, dice = from_random_play(np.random.default_rng(5), 3)
     boards, dice = boards[:150], dice[:150]

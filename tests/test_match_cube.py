@@ -5,11 +5,11 @@ monotony in the winning chances, dead cubes, and the arrays' shapes."""
 import numpy as np
 import pytest
 
-from engine.formats.matchid import decode_match_id
-from engine.met import met_from_gammon_rate
-from model import cube as money
-from model import match_cube as mc
-from model.match_cube import MOVER, OPPONENT, MatchScore
+from gammon.engine.formats.matchid import decode_match_id
+from gammon.engine.met import met_from_gammon_rate
+from gammon.model import cube as money
+from gammon.model import match_cube as mc
+from gammon.model.match_cube import MOVER, OPPONENT, MatchScore
 
 
 @pytest.fixture(scope="module")
@@ -275,7 +275,7 @@ def test_scores_per_row_equal_scores_one_at_a_time(met):
 
 
 def test_six_outcomes_are_accepted(met):
-    from engine.outcomes import to_five
+    from gammon.engine.outcomes import to_five
     six = RNG.dirichlet(np.ones(6), 20)
     score = MatchScore(5, 4, 7)
     assert np.allclose(mc.match_winning_chances(six, score, met),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.formats.matchid import (
+from gammon.engine.formats.matchid import (
     CENTRED,
     DROPPED,
     NO_GAME,

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cube import CubeRules
-from engine.dice import DiceTable
-from engine.game import play
-from engine.match import MatchContext, Matches, MatchScore, crawford_game
-from engine.policy import best_per_root
-from eval.playing.matchplay import matches_of, run_matches
-from eval.bots.pubeval import pubeval_policy
-from eval.bots.race_cube import KeithCube
+from gammon.engine.cube import CubeRules
+from gammon.engine.dice import DiceTable
+from gammon.engine.game import play
+from gammon.engine.match import MatchContext, Matches, MatchScore, crawford_game
+from gammon.engine.policy import best_per_root
+from gammon.eval.playing.matchplay import matches_of, run_matches
+from gammon.eval.bots.pubeval import pubeval_policy
+from gammon.eval.bots.race_cube import KeithCube
 from inprocess import gammon
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
 
@@ -132,8 +132,8 @@ def test_the_net_plays_for_the_match_at_double_match_point():
     """At double match point (both 1-away, post-Crawford) a gammon counts for nothing and the
     cube is dead: the net's match winning chance of a play is its chance to win the game,
     and it picks the play that wins most often -- not the money play where they differ."""
-    from model.player import load_net_bot
-    from engine.movegen import legal_plays
+    from gammon.model.player import load_net_bot
+    from gammon.engine.movegen import legal_plays
     bot = load_net_bot()
     rng = np.random.default_rng(11)
     table = DiceTable(rng, 1)
@@ -188,8 +188,8 @@ def test_the_net_wins_most_matches_against_pubeval():
 
 
 def test_recorded_matches_replay_and_never_double_in_the_crawford_game():
-    from engine.formats.matfile import DOUBLE, replay
-    from engine.formats.record import PlayRecorder
+    from gammon.engine.formats.matfile import DOUBLE, replay
+    from gammon.engine.formats.record import PlayRecorder
     recorder = PlayRecorder()
     r = run_matches("net:", "pubeval", 8, 5, seed=6, progress=False, recorder=recorder)
     for m, match in enumerate(matches_of(recorder, r)):
@@ -241,8 +241,8 @@ def test_the_command_reports_matches_and_saves_one_file_each(tmp_path):
 
 @pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
 def test_gnubg_imports_our_matches_with_their_scores(tmp_path):
-    from engine.formats.matfile import format_match
-    from engine.formats.record import PlayRecorder
+    from gammon.engine.formats.matfile import format_match
+    from gammon.engine.formats.record import PlayRecorder
     from gnubg_helpers import run_gnubg
     recorder = PlayRecorder()
     r = run_matches("net:", "pubeval", 2, 5, seed=8, progress=False, recorder=recorder)

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.rules import start_boards
-from engine.formats.matfile import (DOUBLE, PLAY, TAKE, Action, Game, Match, format_match,
+from gammon.engine.rules import start_boards
+from gammon.engine.formats.matfile import (DOUBLE, PLAY, TAKE, Action, Game, Match, format_match,
                             parse_match, replay)
-from engine.movegen import legal_plays
-from engine.formats.notation import parse_play
-from engine.formats.record import PlayRecorder
-from eval.playing.match import run_match
+from gammon.engine.movegen import legal_plays
+from gammon.engine.formats.notation import parse_play
+from gammon.engine.formats.record import PlayRecorder
+from gammon.eval.playing.match import run_match
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
 
 DATA = Path(__file__).parent / "data"

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.met import (
+from gammon.engine.met import (
     MatchEquityTable,
     _stopping_game,
     dump_met,
@@ -286,7 +286,7 @@ SMALL_XML = """<?xml version = "1.0"?>
 
 
 def test_gnubg_xml_tables_are_read():
-    from engine.met import parse_gnubg_met, read_met
+    from gammon.engine.met import parse_gnubg_met, read_met
     met = parse_gnubg_met(SMALL_XML, "small.xml")
     assert met.length == 3 and met.name == "Three by three"
     assert met.win_probability(1, 2) == pytest.approx(0.7)
@@ -307,7 +307,7 @@ def test_gnubg_xml_tables_are_read():
     (("<me>0.3</me>", "<me>0.1</me>"), "should add up to 1"),
 ])
 def test_bad_gnubg_xml_is_one_line_naming_the_file(change, message):
-    from engine.met import parse_gnubg_met
+    from gammon.engine.met import parse_gnubg_met
     text = SMALL_XML.replace(*change, 1)
     if change[1] == "<table>":  # the same root at both ends
         text = text.replace("</met>", "</table>")
@@ -321,7 +321,7 @@ def test_the_shipped_kazaross_xg2_table():
     """The published numbers (Kazaross XG2, as gnubg 1.07 ships them): 1-away 2-away
     67.736%, 2-away 3-away 59.947%, post-Crawford 2-away 48.803%; 25 points; and equal
     to gnubg's own file, number for number, where gnubg is installed (CI installs it)."""
-    from engine.met import named_met, read_met
+    from gammon.engine.met import named_met, read_met
     met = named_met("kazaross-xg2")
     assert met.length == 25 and met.name == "Kazaross XG2"
     assert met.win_probability(1, 2) == pytest.approx(0.67736)

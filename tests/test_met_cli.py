@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.formats.diagram import diagram
-from engine.met import dump_met, format_met, load_met, met_from_gammon_rate
+from gammon.engine.formats.diagram import diagram
+from gammon.engine.met import dump_met, format_met, load_met, met_from_gammon_rate
 from gammon.positions import read_position
 from inprocess import gammon
 

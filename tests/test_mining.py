@@ -15,19 +15,19 @@ import numpy as np
 import pytest
 import torch
 
-from engine.bearoff import all_home
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.movegen import legal_plays
-from engine.outcomes import equity, flip_outcomes
-from eval.bots.registry import make_bot
-from model import checkpoint as ckpt
-from model.lookahead import look_ahead, position_values
-from model.net import ValueNet
-from model.policy import NetPolicy
-from train import mining
-from train import rollout_data as rd
-from train.config import ConfigError, from_dict
+from gammon.engine.bearoff import all_home
+from gammon.engine.board import flip
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import equity, flip_outcomes
+from gammon.eval.bots.registry import make_bot
+from gammon.model import checkpoint as ckpt
+from gammon.model.lookahead import look_ahead, position_values
+from gammon.model.net import ValueNet
+from gammon.model.policy import NetPolicy
+from gammon.train import mining
+from gammon.train import rollout_data as rd
+from gammon.train.config import ConfigError, from_dict
 
 GAMMON = [sys.executable, "-m", "gammon.cli"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,7 +49,7 @@ def shipped():
 
 
 def some_positions(n: int, seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    from engine.sample import from_random_play
+    from gammon.engine.sample import from_random_play
     boards, dice = from_random_play(np.random.default_rng(seed), 4)
     rows = np.random.default_rng(seed).choice(len(boards), n, replace=False)
     return boards[rows], dice[rows]
@@ -131,7 +131,7 @@ def test_a_block_keeps_all_three_kinds_labelled_by_the_teacher(shipped):
 
 def net_positions(bot, games: int) -> tuple[np.ndarray, np.ndarray]:
     """Every position the net faces, with its roll, in ``games`` games of self-play."""
-    from engine.game import play
+    from gammon.engine.game import play
     seen = []
     play((bot, bot), games, np.random.default_rng(8),
          on_position=lambda b, d: seen.append((b.copy(), np.asarray(d).copy())))
@@ -141,7 +141,7 @@ def net_positions(bot, games: int) -> tuple[np.ndarray, np.ndarray]:
 def test_cube_decisions_the_teacher_sees_otherwise_are_kept(shipped):
     """Kind 2: the student's results whose cube decision (the opponent's, centred cube) is
     within the window of a boundary at 0-ply and is another at the teacher's depth."""
-    from model.cube import cube_equities, decide
+    from gammon.model.cube import cube_equities, decide
     ev = shipped.evaluator
     boards, dice = net_positions(shipped, 6)
     settings = mining.MiningSettings(plies=1, threshold=2.0, ordinary=0.0, cube_window=0.3)
@@ -170,7 +170,7 @@ def test_cube_decisions_the_teacher_sees_otherwise_are_kept(shipped):
 
 
 def test_games_from_crashed_positions():
-    from engine.phase import is_crashed
+    from gammon.engine.phase import is_crashed
     rng = np.random.default_rng(3)
     starts = mining.crashed_starts(make_bot("pubeval"), 4, rng, "standard")
     assert starts.shape == (4, 26) and is_crashed(starts).all()
@@ -213,7 +213,7 @@ def test_refusals_are_one_line_and_exit_2(tmp_path):
     junk.write_bytes(b"not a dataset")
     for args, words in ((["--plies", "3"], "plies"), (["--positions", "0"], "positions"),
                         (["--threshold", "-1"], "threshold"), ([], "not a gammon")):
-        done = subprocess.run([sys.executable, "-m", "train.mining", "--data", str(junk),
+        done = subprocess.run([sys.executable, "-m", "gammon.train.mining", "--data", str(junk),
                                *args], capture_output=True, text=True, timeout=120)
         assert done.returncode == 2, (args, done.stderr)
         lines = done.stderr.strip().splitlines()
@@ -224,7 +224,7 @@ def test_refusals_are_one_line_and_exit_2(tmp_path):
 
 
 def test_look_ahead_labels_in_the_rollout_stage(tmp_path, tiny):
-    from train import rollout_targets as rt
+    from gammon.train import rollout_targets as rt
     net, bot = tiny
     path = tmp_path / "labels.gdr"
     settings = rt.TargetSettings(positions=8, plies=1, opponent="")
@@ -244,7 +244,7 @@ def test_the_recipe_keys():
         from_dict({"stage2": {"plies": 3}})
     with pytest.raises(ConfigError, match="stage2.threshold"):
         from_dict({"stage2": {"threshold": -0.1}})
-    from train.config import load
+    from gammon.train.config import load
     config = load(ROOT / "configs" / "expert.toml")
     assert config.stage2.mine and config.stage2.plies == 2
     assert config.stage2.accept_games >= 20_000

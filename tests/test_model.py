@@ -4,17 +4,17 @@ import numpy as np
 import pytest
 import torch
 
-from engine.board import flip
-from engine.rules import start_boards
-from engine.movegen import legal_plays
-from engine.sample import from_random_play, synthetic
-from model import checkpoint as ckpt
-from model.encoding import (CLASSIC, CLASSIC_PLUS, CLASSIC_UNITS, ENCODINGS, LAYOUTS,
+from gammon.engine.board import flip
+from gammon.engine.rules import start_boards
+from gammon.engine.movegen import legal_plays
+from gammon.engine.sample import from_random_play, synthetic
+from gammon.model import checkpoint as ckpt
+from gammon.model.encoding import (CLASSIC, CLASSIC_PLUS, CLASSIC_UNITS, ENCODINGS, LAYOUTS,
                             POINT_UNITS, classic, encoder, expert, shared_units, width)
-from model.net import ValueNet, equity, five_outputs, flip_outcomes
-from model.player import load_net_bot
-from model.lookahead import look_ahead
-from model.policy import NetEvaluator, NetPolicy
+from gammon.model.net import ValueNet, equity, five_outputs, flip_outcomes
+from gammon.model.player import load_net_bot
+from gammon.model.lookahead import look_ahead
+from gammon.model.policy import NetEvaluator, NetPolicy
 
 
 def test_classic_units_of_the_start_position():
@@ -83,7 +83,7 @@ def _write_weights(net: ValueNet, how: str, x: torch.Tensor) -> None:
     """Change ``net``'s weights one way: a step of an optimizer (torch's Adam, one loop, or
     its fused kernel, which does not count its writes itself; train.step's FlatStep or
     AutogradStep), ``load_state_dict``, or an assignment in place."""
-    from train.step import AutogradStep, FlatStep
+    from gammon.train.step import AutogradStep, FlatStep
     y = torch.softmax(torch.randn(len(x), 6), -1)
     if how in ("adam", "fused adam"):
         opt = torch.optim.Adam(net.parameters(), lr=0.05, fused=how == "fused adam" or None)
@@ -112,7 +112,7 @@ def test_the_fast_paths_follow_the_weights_however_they_are_written(how, encodin
     """The fast paths' tables are derived from the weights and keyed on their version: after
     any write to the weights, with nothing called, ``probabilities_boards`` and
     ``forward_boards`` give the plain forward's values of the new weights."""
-    from train.step import FUSED_ADAM
+    from gammon.train.step import FUSED_ADAM
     if how == "fused adam" and not FUSED_ADAM:
         pytest.skip("this torch has no fused Adam for the CPU")
     torch.manual_seed(2)
@@ -156,7 +156,7 @@ def test_the_encodings_publish_their_layout():
                          else CLASSIC_UNITS)
             np.testing.assert_array_equal(x[a][:, :k], x[b][:, :k])
     # the classic block's bar and borne-off columns are the bar_and_off units
-    from model.net import bar_and_off_rows
+    from gammon.model.net import bar_and_off_rows
     np.testing.assert_array_equal(x["advanced"][:, CLASSIC.bar_off],
                                   bar_and_off_rows(boards, 15, 4).T)
 
@@ -182,8 +182,8 @@ def test_fused_probabilities_from_feature_major_units_are_the_same_bits(encoding
 def _units(net, encoding, boards, whole=False):
     """The fused pass's units of boards, feature-major (F - 194, N): None for the classic
     encoding alone (the pass works them out), unless ``whole``."""
-    from model.encoding import CLASSIC_PLUS_ROWS
-    from model.net import bar_and_off_rows, unit_rows
+    from gammon.model.encoding import CLASSIC_PLUS_ROWS
+    from gammon.model.net import bar_and_off_rows, unit_rows
     more = CLASSIC_PLUS_ROWS[encoding]
     if more is None and not whole:
         return None
@@ -311,8 +311,8 @@ def test_wrong_shapes_are_refused(tmp_path):
 def test_inside_batch_independent_a_boards_probabilities_do_not_depend_on_its_batch():
     """Rollouts rely on it (``model.rows``): the shipped evaluator's fused pass gives each
     board the same bits alone, among 100 others, and in a batch of 5,000 cut into pieces."""
-    from model.player import shipped
-    from model.rows import batch_independent
+    from gammon.model.player import shipped
+    from gammon.model.rows import batch_independent
     bot = load_net_bot(shipped())
     boards = np.concatenate([from_random_play(np.random.default_rng(9), 40)[0],
                              synthetic(np.random.default_rng(10), 5000)])[:5000]

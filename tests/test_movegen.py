@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from engine import movegen, reference
-from engine.formats import posid
-from engine.rules import STANDARD
-from engine.board import flip, on_board
-from engine.movegen import legal_plays
-from engine.sample import ALL_ROLLS, from_random_play, synthetic
+from gammon.engine import movegen, reference
+from gammon.engine.formats import posid
+from gammon.engine.rules import STANDARD
+from gammon.engine.board import flip, on_board
+from gammon.engine.movegen import legal_plays
+from gammon.engine.sample import ALL_ROLLS, from_random_play, synthetic
 
 
 def results_of(plays, i, offsets):

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.rules import start_boards
-from engine.movegen import legal_plays
-from engine.formats.notation import UNUSED, format_play, parse_play
-from engine.formats.posid import encode
+from gammon.engine.rules import start_boards
+from gammon.engine.movegen import legal_plays
+from gammon.engine.formats.notation import UNUSED, format_play, parse_play
+from gammon.engine.formats.posid import encode
 
 CORPUS = Path(__file__).parent / "data" / "movegen_public.jsonl"
 START = start_boards(1)[0]

@@ -21,21 +21,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import eval.bots.nuclear as nuclear_bots
+import gammon.eval.bots.nuclear as nuclear_bots
 from inprocess import gammon as run_in_process
-from engine.board import pip_counts
-from engine.cube import CubeRules
-from engine.formats import posid
-from engine.formats.notation import format_play
-from engine.game import (action_decisions, end_turn, new_games, play, play_turn,
+from gammon.engine.board import pip_counts
+from gammon.engine.cube import CubeRules
+from gammon.engine.formats import posid
+from gammon.engine.formats.notation import format_play
+from gammon.engine.game import (action_decisions, end_turn, new_games, play, play_turn,
                          random_policy)
-from engine.movegen import legal_plays
-from engine.rules import NUCLEAR, STANDARD, variant
-from engine.rules.nuclear import explode, explode_one, may_detonate
-from engine.sample import from_random_play
-from eval.bots.nuclear import (BombBot, EquityDetonate, HeuristicDetonate, RandomDetonate,
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import NUCLEAR, STANDARD, variant
+from gammon.engine.rules.nuclear import explode, explode_one, may_detonate
+from gammon.engine.sample import from_random_play
+from gammon.eval.bots.nuclear import (BombBot, EquityDetonate, HeuristicDetonate, RandomDetonate,
                                detonation_gain, with_bomb)
-from eval.bots.registry import make_bot
+from gammon.eval.bots.registry import make_bot
 from test_rules import position  # the readable x/o positions
 
 DATA = Path(__file__).parent / "data" / "variants_public.jsonl"

@@ -12,16 +12,16 @@ import torch
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
-from model import checkpoint as ckpt  # noqa: E402
-from model.encoding import width  # noqa: E402
-from model.export import export_checkpoint  # noqa: E402
-from model.net import ValueNet  # noqa: E402
-from model.numpy_net import load_bot_file  # noqa: E402
-from model.onnx_net import load_onnx_bot  # noqa: E402
-from model.policy import NetEvaluator  # noqa: E402
-from train.config import Config  # noqa: E402
-from train.stage2 import run_stage2  # noqa: E402
-from train.trainer import Trainer  # noqa: E402
+from gammon.model import checkpoint as ckpt  # noqa: E402
+from gammon.model.encoding import width  # noqa: E402
+from gammon.model.export import export_checkpoint  # noqa: E402
+from gammon.model.net import ValueNet  # noqa: E402
+from gammon.model.numpy_net import load_bot_file  # noqa: E402
+from gammon.model.onnx_net import load_onnx_bot  # noqa: E402
+from gammon.model.policy import NetEvaluator  # noqa: E402
+from gammon.train.config import Config  # noqa: E402
+from gammon.train.stage2 import run_stage2  # noqa: E402
+from gammon.train.trainer import Trainer  # noqa: E402
 
 HIDDEN = (256, 256)
 TOLERANCE = 1e-5

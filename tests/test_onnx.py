@@ -20,20 +20,20 @@ import torch
 ort = pytest.importorskip("onnxruntime")
 onnx = pytest.importorskip("onnx")
 
-from engine.movegen import legal_plays  # noqa: E402
-from engine.phase import classify, is_crashed  # noqa: E402
-from engine.rules import start_boards  # noqa: E402
-from engine.sample import from_random_play  # noqa: E402
-from eval.bots.registry import make_bot  # noqa: E402
-from model import checkpoint as ckpt  # noqa: E402
-from model.botfile import BotFileError  # noqa: E402
-from model.encoding import encoder, fold_bomb, width  # noqa: E402
-from model.export import export_checkpoint  # noqa: E402
-from model.net import ValueNet  # noqa: E402
-from model.onnx_net import FORMAT, load_onnx_bot, open_session  # noqa: E402
-from model.player import load_net_bot, shipped  # noqa: E402
-from model.policy import NetEvaluator  # noqa: E402
-from train.rollout_positions import PHASES  # noqa: E402
+from gammon.engine.movegen import legal_plays  # noqa: E402
+from gammon.engine.phase import classify, is_crashed  # noqa: E402
+from gammon.engine.rules import start_boards  # noqa: E402
+from gammon.engine.sample import from_random_play  # noqa: E402
+from gammon.eval.bots.registry import make_bot  # noqa: E402
+from gammon.model import checkpoint as ckpt  # noqa: E402
+from gammon.model.botfile import BotFileError  # noqa: E402
+from gammon.model.encoding import encoder, fold_bomb, width  # noqa: E402
+from gammon.model.export import export_checkpoint  # noqa: E402
+from gammon.model.net import ValueNet  # noqa: E402
+from gammon.model.onnx_net import FORMAT, load_onnx_bot, open_session  # noqa: E402
+from gammon.model.player import load_net_bot, shipped  # noqa: E402
+from gammon.model.policy import NetEvaluator  # noqa: E402
+from gammon.train.rollout_positions import PHASES  # noqa: E402
 
 from inprocess import gammon  # noqa: E402
 
@@ -208,8 +208,8 @@ def test_the_documented_example_runs(default_onnx, tmp_path):
 def test_playing_an_onnx_bot_never_imports_torch(default_onnx):
     script = f"""
 import sys
-from eval.bots.registry import make_bot
-from eval.playing.match import run_match
+from gammon.eval.bots.registry import make_bot
+from gammon.eval.playing.match import run_match
 bot = make_bot("net:{default_onnx}")
 assert run_match(bot, "pubeval", 2, seed=1, progress=False).games == 2
 assert "torch" not in sys.modules, "torch was imported"

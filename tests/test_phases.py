@@ -7,18 +7,18 @@ import numpy as np
 import pytest
 import torch
 
-from engine.phase import CONTACT, CRASHED, RACE, classify, is_crashed
-from engine.rules import STANDARD
-from engine.sanity import sane
-from model import botfile
-from model.checkpoint import CheckpointError, build_phases, load, model_payload, save
-from model.export import export_checkpoint
-from model.net import ValueNet
-from model.player import load_net_bot
-from model.policy import NetEvaluator
-from train.config import ConfigError, check_variant, from_dict
-from train.run_state import resume_payload
-from train.trainer import Trainer
+from gammon.engine.phase import CONTACT, CRASHED, RACE, classify, is_crashed
+from gammon.engine.rules import STANDARD
+from gammon.engine.sanity import sane
+from gammon.model import botfile
+from gammon.model.checkpoint import CheckpointError, build_phases, load, model_payload, save
+from gammon.model.export import export_checkpoint
+from gammon.model.net import ValueNet
+from gammon.model.player import load_net_bot
+from gammon.model.policy import NetEvaluator
+from gammon.train.config import ConfigError, check_variant, from_dict
+from gammon.train.run_state import resume_payload
+from gammon.train.trainer import Trainer
 
 from test_train import small
 

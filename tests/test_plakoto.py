@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import reference
-from engine.formats.notation import parse_play
-from engine.game import play, random_policy
-from engine.movegen import legal_plays
-from engine.rules import LONGGAMMON, PLAKOTO
-from engine.rules.plakoto import PIN, counts, read_position, write_position
-from engine.sample import ALL_ROLLS, from_random_play
+from gammon.engine import reference
+from gammon.engine.formats.notation import parse_play
+from gammon.engine.game import play, random_policy
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import LONGGAMMON, PLAKOTO
+from gammon.engine.rules.plakoto import PIN, counts, read_position, write_position
+from gammon.engine.sample import ALL_ROLLS, from_random_play
 
 DATA = Path(__file__).parent / "data" / "variants_public.jsonl"
 
@@ -151,7 +151,7 @@ def test_position_text_round_trip_and_counts():
 ])
 def test_bad_position_text(bad, says):
     with pytest.raises(ValueError, match=says):
-        from engine.formats import position
+        from gammon.engine.formats import position
         position.read(bad, PLAKOTO)
 
 
@@ -229,7 +229,7 @@ def test_random_games_end_with_plakoto_points_and_never_use_a_bar():
 def test_pubeval_plays_plakoto_on_the_checkers_on_top():
     """pubeval's tables know 0..15 checkers a point; in Plakoto it scores the checkers on
     top (pinned ones cannot move) and beats random; it used to fail on the first pin."""
-    from eval.playing.match import run_match
+    from gammon.eval.playing.match import run_match
     r = run_match("pubeval", "random", 200, seed=1, variant="plakoto", progress=False)
     assert r.unfinished == 0 and r.wins_a / r.games > 0.7
 

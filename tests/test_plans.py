@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.board import flip
-from engine.plan import PLANS, plan_names, plans
-from engine.rules import start_boards
-from eval.playing.match import run_match
-from eval.bots.plans import PLAN_BOTS, plan_bot
-from eval.reports.plans import style_table
-from eval.playing.tournament import bradley_terry, run_tournament
+from gammon.engine.board import flip
+from gammon.engine.plan import PLANS, plan_names, plans
+from gammon.engine.rules import start_boards
+from gammon.eval.playing.match import run_match
+from gammon.eval.bots.plans import PLAN_BOTS, plan_bot
+from gammon.eval.reports.plans import style_table
+from gammon.eval.playing.tournament import bradley_terry, run_tournament
 
 from inprocess import gammon
 
@@ -81,7 +81,7 @@ def test_running_otherwise_and_the_opening():
 
 def test_plans_of_a_batch_and_both_sides():
     rng = np.random.default_rng(0)
-    from engine.game import play, random_policy
+    from gammon.engine.game import play, random_policy
     seen = []
     play((random_policy(rng), random_policy(rng)), 20, rng,
          on_position=lambda b, d: seen.append(b.copy()))

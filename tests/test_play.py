@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cube import CubeRules
-from engine.formats.matfile import DOUBLE, DROP, PLAY, TAKE, Game, parse_match, replay
-from engine.game import new_games
-from eval.bots.simple import PubevalBot
-from eval.bots.registry import make_bot
+from gammon.engine.cube import CubeRules
+from gammon.engine.formats.matfile import DOUBLE, DROP, PLAY, TAKE, Game, parse_match, replay
+from gammon.engine.game import new_games
+from gammon.eval.bots.simple import PubevalBot
+from gammon.eval.bots.registry import make_bot
 from gammon.console import Console, EndOfInput
 from gammon.session import Session
 from gnubg_helpers import GNUBG, assert_same_games, import_and_export
@@ -135,7 +135,7 @@ def _session(respond, bot="pubeval", cube=False, manual=False, seed=3):
     rules = CubeRules() if cube else None
     player = make_bot(bot, seed)
     if cube:
-        from engine.cube_policy import CubeBot
+        from gammon.engine.cube_policy import CubeBot
         player = CubeBot(player, AlwaysDoubles(), bot)
     console = Script(respond)
     return Session(player, bot, console, np.random.default_rng(seed), cube_rules=rules,
@@ -328,7 +328,7 @@ def test_resign_offers_levels_and_the_bot_declines_too_little(tmp_path):
 
 def test_resign_levels_follow_the_position():
     """Only the levels possible now are offered: with a checker borne off, a single game."""
-    from eval.bots.resign import resign_levels
+    from gammon.eval.bots.resign import resign_levels
     board = np.zeros(26, dtype=np.int8)
     board[1], board[24] = 14, -15  # the person on roll has borne one off
     assert resign_levels(board) == 1
@@ -389,7 +389,7 @@ class ScoreKeeper(AlwaysDoubles):
 def _match_session(respond, length, seed=5):
     player = make_bot("pubeval", seed)
     keeper = ScoreKeeper()
-    from engine.cube_policy import CubeBot
+    from gammon.engine.cube_policy import CubeBot
     console = Script(respond)
     session = Session(CubeBot(player, keeper, "pubeval"), "pubeval", console,
                       np.random.default_rng(seed), cube_rules=None, name="tester", length=length)

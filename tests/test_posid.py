@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from engine.formats import posid
-from engine.rules import VARIANTS, start_boards
-from engine.sample import synthetic
+from gammon.engine.formats import posid
+from gammon.engine.rules import VARIANTS, start_boards
+from gammon.engine.sample import synthetic
 
 
 def test_start_position_id():

@@ -3,10 +3,10 @@
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from engine import reference
-from engine.formats import posid
-from engine.board import flip, on_board
-from engine.movegen import legal_plays
+from gammon.engine import reference
+from gammon.engine.formats import posid
+from gammon.engine.board import flip, on_board
+from gammon.engine.movegen import legal_plays
 
 
 @st.composite

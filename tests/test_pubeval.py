@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.formats import posid
-from engine.rules import start_boards
-from engine.game import play, random_policy
-from engine.movegen import legal_plays
-from engine.policy import best_per_root
-from eval.bots.pubeval import (CONTACT_WEIGHTS, RACE_WEIGHTS, gnubg_move_order,
+from gammon.engine.formats import posid
+from gammon.engine.rules import start_boards
+from gammon.engine.game import play, random_policy
+from gammon.engine.movegen import legal_plays
+from gammon.engine.policy import best_per_root
+from gammon.eval.bots.pubeval import (CONTACT_WEIGHTS, RACE_WEIGHTS, gnubg_move_order,
                           is_race, pubeval_policy, pubeval_scores)
 
 DATA = Path(__file__).parent / "data" / "pubeval_reference.jsonl"
@@ -191,8 +191,8 @@ def test_policy_beats_random_in_the_game_loop():
 def test_matches_gnubg_live_on_fresh_positions():
     """With gnubg_nn installed: new random positions, same plays, scores and move order."""
     gnubg = pytest.importorskip("gnubg_nn")
-    from eval.bots.gnubg import gnubg_board as to_gnubg
-    from eval.gnubg.pubeval_reference import apply_gnubg_play, collect_positions, from_gnubg
+    from gammon.eval.bots.gnubg import gnubg_board as to_gnubg
+    from gammon.eval.gnubg.pubeval_reference import apply_gnubg_play, collect_positions, from_gnubg
 
     boards, dice = collect_positions(10, seed=2024)
     plays = legal_plays(boards, dice)

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.movegen import legal_plays
-from engine.rules import HYPERGAMMON
-from eval.playing.match import run_match
-from eval.bots.random_probe import RandomExploit
-from model.player import load_net_bot
+from gammon.engine.board import flip
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import HYPERGAMMON
+from gammon.eval.playing.match import run_match
+from gammon.eval.bots.random_probe import RandomExploit
+from gammon.model.player import load_net_bot
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cube import CubeRules
-from eval.playing.match import run_match
+from gammon.engine.cube import CubeRules
+from gammon.eval.playing.match import run_match
 from inprocess import gammon
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.xdist_group("test_ray")
 @pytest.fixture(scope="module")
 def local_ray():
     """One local Ray instance of 2 CPUs for the in-process tests of this module."""
-    from train.actors import start_ray
+    from gammon.train.actors import start_ray
     started = not ray.is_initialized()
     start_ray(None, cpus=2)
     yield ray
@@ -50,7 +50,7 @@ def _same_match(a, b) -> None:
 # --- distributed matches ----------------------------------------------------------------------
 
 def test_a_distributed_match_is_the_single_process_match(local_ray):
-    from eval.playing.distributed import run_distributed_match
+    from gammon.eval.playing.distributed import run_distributed_match
     # five chunks of 120 games over two workers; the random bot draws numbers of its own
     alone = run_match("random", "pubeval", 600, seed=11, chunk=120, progress=False)
     split = run_distributed_match("random", "pubeval", 600, seed=11, actors=2, chunk=120)
@@ -60,7 +60,7 @@ def test_a_distributed_match_is_the_single_process_match(local_ray):
 
 @pytest.mark.slow  # for the suite's 10 minutes; the default run keeps a Ray training and match
 def test_a_distributed_cubeful_match_is_the_single_process_match(local_ray):
-    from eval.playing.distributed import run_distributed_match
+    from gammon.eval.playing.distributed import run_distributed_match
     rules = CubeRules(jacoby=True)
     alone = run_match("pubeval", "random", 240, seed=4, chunk=80, cube=rules, progress=False)
     split = run_distributed_match("pubeval", "random", 240, seed=4, actors=3, chunk=80,
@@ -84,7 +84,7 @@ def test_match_with_actors_prints_what_one_process_prints(local_ray):
 def test_chunk_seeds_make_a_random_bots_chunks_independent_of_the_others():
     # the first chunk is played as before chunks existed; a later chunk is the same
     # whether or not the chunks before it were played in the same process
-    from eval.playing.match import chunk_seed
+    from gammon.eval.playing.match import chunk_seed
     assert chunk_seed(123, 0) == 123
     assert len({chunk_seed(123, k) for k in range(50)}) == 50
 
@@ -92,20 +92,20 @@ def test_chunk_seeds_make_a_random_bots_chunks_independent_of_the_others():
 # --- self-play actors -------------------------------------------------------------------------
 
 def _payload(hidden=(8,)):
-    from model import checkpoint as ckpt
-    from model.net import ValueNet
+    from gammon.model import checkpoint as ckpt
+    from gammon.model.net import ValueNet
     return ckpt.model_payload(ValueNet(198, hidden), "classic", "standard")
 
 
 def test_an_actor_plays_whole_games_with_the_weights_it_is_sent():
-    from train.actors import SelfPlayActor
+    from gammon.train.actors import SelfPlayActor
     actor = SelfPlayActor(_payload(), parallel_games=16, seed=3)
     batch, version = actor.play(20)
     assert version == 0 and len(batch.lengths) >= 20
     assert batch.states.shape[0] == len(batch.lengths) and batch.states.dtype == np.int8
     assert set(np.unique(batch.points)) <= {1, 2, 3}
     # every game starts from the start position, seen by the player on roll
-    from engine.rules import start_boards
+    from gammon.engine.rules import start_boards
     assert np.array_equal(batch.states[:, 0], np.repeat(start_boards(1), len(batch.lengths), 0))
     new = _payload()
     new["state_dict"] = {k: v + 0.5 for k, v in new["state_dict"].items()}
@@ -117,9 +117,9 @@ def test_an_actor_plays_whole_games_with_the_weights_it_is_sent():
 
 def test_the_learner_values_actor_games_with_its_own_network(tmp_path):
     """The values behind the targets are the learner's, not those the actor played with."""
-    from train.actors import SelfPlayActor
-    from train.config import load
-    from train.trainer import Trainer
+    from gammon.train.actors import SelfPlayActor
+    from gammon.train.config import load
+    from gammon.train.trainer import Trainer
     toml = tmp_path / "small.toml"
     toml.write_text(SMALL)
     trainer = Trainer(load(toml), tmp_path / "run")
@@ -135,7 +135,7 @@ def test_the_learner_values_actor_games_with_its_own_network(tmp_path):
 
 @pytest.mark.slow  # for the suite's 10 minutes; the default run keeps a Ray training and match
 def test_a_killed_actor_is_replaced_and_the_games_go_on(local_ray):
-    from train.actors import ActorPool
+    from gammon.train.actors import ActorPool
     lines = []
     pool = ActorPool(2, _payload(), parallel_games=16, seed=2, games=16, log=lines.append)
     try:
@@ -156,9 +156,9 @@ def test_a_killed_actor_is_replaced_and_the_games_go_on(local_ray):
 
 
 def test_training_on_actors_that_cannot_go_on_saves_a_checkpoint(tmp_path, monkeypatch):
-    from train.actors import ActorError
-    from train.config import load
-    from train.trainer import Trainer
+    from gammon.train.actors import ActorError
+    from gammon.train.config import load
+    from gammon.train.trainer import Trainer
     toml = tmp_path / "small.toml"
     toml.write_text(SMALL)
     trainer = Trainer(load(toml), tmp_path / "run", log=lambda text: None)
@@ -185,7 +185,7 @@ def test_gammon_train_with_two_actors_trains_and_resumes(tmp_path, local_ray):
                  "--no-progress")
     assert run.returncode == 0, run.stderr[-2000:]
     assert "self-play on 2 Ray actors" in run.stderr
-    from model import checkpoint as ckpt
+    from gammon.model import checkpoint as ckpt
     state = ckpt.load(tmp_path / "run" / "checkpoint.pt")
     assert json.loads(state["counters"])["games"] >= 200
     assert (tmp_path / "run" / "model.pt").is_file()
@@ -238,7 +238,7 @@ def test_actors_without_ray_say_how_to_install_it(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_the_scaling_benchmark_measures_and_projects():
-    from train.bench.scale import main
+    from gammon.train.bench.scale import main
     import contextlib
     import io
     out = io.StringIO()

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.formats import posid
-from engine.formats.foreign import MatchFileError, read_match_text
-from engine.formats.matfile import DROP, PLAY
-from engine.formats.sgf import read_sgf
-from eval.review.report import prepare
-from eval.review.source import ReviewInputError
+from gammon.engine.formats import posid
+from gammon.engine.formats.foreign import MatchFileError, read_match_text
+from gammon.engine.formats.matfile import DROP, PLAY
+from gammon.engine.formats.sgf import read_sgf
+from gammon.eval.review.report import prepare
+from gammon.eval.review.source import ReviewInputError
 from inprocess import gammon
 
 REAL = Path(__file__).parent / "data" / "real"
@@ -397,8 +397,8 @@ def test_error_rates_within_ten_percent_of_gnubgs_own_analysis(name, tmp_path):
     `analyse match` at 0-ply (eval.gnubg.review_check's settings): each player's overall
     error rate within 10% (or 0.5 mEMG)."""
     pytest.importorskip("gnubg_nn", reason="needs gnubg-nn (the gnubg extra)")
-    from eval.gnubg import review_check
-    from eval.gnubg.driver import find_gnubg, run_gnubg
+    from gammon.eval.gnubg import review_check
+    from gammon.eval.gnubg.driver import find_gnubg, run_gnubg
     if find_gnubg() is None:
         pytest.skip("GNU Backgammon (Debian's gnubg) is not installed")
     path = tmp_path / ("match" + (".sgf" if name.endswith(".sgf") else ".mat"))

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.formats.sgf import parse_sgf
-from eval.analysis.plays import CubeView, cubeful_after, play_probabilities
-from eval.review.marks import Thresholds
-from eval.review.report import prepare, review
-from eval.review.source import ReviewInputError
+from gammon.engine.formats.sgf import parse_sgf
+from gammon.eval.analysis.plays import CubeView, cubeful_after, play_probabilities
+from gammon.eval.review.marks import Thresholds
+from gammon.eval.review.report import prepare, review
+from gammon.eval.review.source import ReviewInputError
 from inprocess import gammon
 
 DATA = Path(__file__).parent / "data" / "review"
@@ -148,8 +148,8 @@ def test_thresholds_change_the_marks(bot):
 
 
 def test_cube_view_owner_keeps_todays_answers_and_orders_the_owners(bot):
-    from engine.movegen import legal_plays
-    from engine.rules import STANDARD
+    from gammon.engine.movegen import legal_plays
+    from gammon.engine.rules import STANDARD
     board = STANDARD.start_board()
     plays = legal_plays(board[None], np.array([[6, 4]]), STANDARD)
     p5 = play_probabilities(bot, plays, STANDARD)
@@ -250,7 +250,7 @@ def test_met_values_a_match_with_the_table_given(bot, tmp_path):
     """--met kazaross-xg2 values the match's cube decisions on that table (the report
     names it, and the values move); a money file is the same whatever the table; a table
     shorter than the match, or a bad --met, is one line."""
-    from engine.met import MatchEquityTable, named_met
+    from gammon.engine.met import MatchEquityTable, named_met
     text = (DATA / "match3.mat").read_text()
     ours, theirs = _review(text, bot), _review(text, bot, met=named_met("kazaross-xg2"))
     assert ours["met"].startswith("engine.met") and theirs["met"] == "Kazaross XG2, 25 points"

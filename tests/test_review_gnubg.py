@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from eval.gnubg import review_check
-from eval.gnubg.driver import find_gnubg
-from engine.met import named_met
-from eval.review.report import review
+from gammon.eval.gnubg import review_check
+from gammon.eval.gnubg.driver import find_gnubg
+from gammon.engine.met import named_met
+from gammon.eval.review.report import review
 
 DATA = Path(__file__).parent / "data" / "review"
 

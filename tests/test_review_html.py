@@ -23,15 +23,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import files
-from engine.board import borne_off, flip
-from engine.files import WriteError
-from engine.formats import posid, xgid
-from engine.formats.notation import format_play
-from engine.movegen import legal_plays
-from engine.rules import STANDARD, variant
-from eval.review.html import render_report, write_report
-from eval.review.svg_board import POINT_W, STACK, X_RIGHT, Y_MID, board_svg
+from gammon.engine import files
+from gammon.engine.board import borne_off, flip
+from gammon.engine.files import WriteError
+from gammon.engine.formats import posid, xgid
+from gammon.engine.formats.notation import format_play
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import STANDARD, variant
+from gammon.eval.review.html import render_report, write_report
+from gammon.eval.review.svg_board import POINT_W, STACK, X_RIGHT, Y_MID, board_svg
 
 NAMES = ['<script>alert("0")</script> Zoë & Co', "O'Brien \"the <u>bold</u>\""]
 FILE_NAME = "</title><img src=x onerror=alert(1)> match.mat"

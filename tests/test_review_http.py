@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.bots.cube import probability_source
+from gammon.eval.bots.cube import probability_source
 from gammon.http_api import MAX_BYTES, Api
 from inprocess import gammon
 

@@ -3,7 +3,7 @@ that change no number, the bot's own play, exact values of small races, variance
 without bias, the cube, every variant, Ray workers, and bad input.
 
 The big calibration runs are ``@pytest.mark.slow`` here and, with their figures, in
-``python -m eval.reports.rollout_check``."""
+``python -m gammon.eval.reports.rollout_check``."""
 
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ import json
 import numpy as np
 import pytest
 
-import eval.analysis.rollouts as ro
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.formats.matchid import MatchState
-from engine.game import play
-from engine.outcomes import equity
-from engine.rules import VARIANTS, variant
-from eval.analysis import RolloutSettings as Settings, rollout
-from eval.analysis import rollout_players, rollout_trials
-from eval.analysis.rollout_dice import BLOCK, TrialDice, roll_index
-from eval.bots.registry import make_bot
-from eval.reports.rollout_check import exact_race_values, sample_races
+import gammon.eval.analysis.rollouts as ro
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.formats.matchid import MatchState
+from gammon.engine.game import play
+from gammon.engine.outcomes import equity
+from gammon.engine.rules import VARIANTS, variant
+from gammon.eval.analysis import RolloutSettings as Settings, rollout
+from gammon.eval.analysis import rollout_players, rollout_trials
+from gammon.eval.analysis.rollout_dice import BLOCK, TrialDice, roll_index
+from gammon.eval.bots.registry import make_bot
+from gammon.eval.reports.rollout_check import exact_race_values, sample_races
 from inprocess import gammon
 
 OPENING = "4HPwATDgc/ABMA"
@@ -128,8 +128,8 @@ def test_plain_rollouts_play_each_game_as_the_bot_does(name, net, monkeypatch):
     """Without variance reduction the loop plays a 0-ply net's rolls itself, each distinct
     (board, roll) once and each distinct afterstate valued once: the same trials as asking
     the bot every turn (a race, which meets the same games again, and the opening)."""
-    from eval.analysis.blas import blas_threads
-    from eval.analysis.rollout_vr import distinct_rows
+    from gammon.eval.analysis.blas import blas_threads
+    from gammon.eval.analysis.rollout_vr import distinct_rows
     bot = net if name == "standard" else make_bot("net:", 1, name)
     race = np.zeros(26, dtype=np.int8)
     race[[1, 2, 3, 5, 8]], race[[24, 22, 20, 17]] = (3, 3, 3, 3, 2), (-4, -4, -4, -3)
@@ -328,7 +328,7 @@ def test_two_actors_give_the_numbers_of_one_process():
     pytest.importorskip("ray")
     import ray
 
-    from eval.playing.cluster import start_ray
+    from gammon.eval.playing.cluster import start_ray
     started = not ray.is_initialized()
     start_ray(None, cpus=2)
     try:
@@ -344,14 +344,14 @@ def test_two_actors_give_the_numbers_of_one_process():
             ray.shutdown()
 
 
-# --- the big runs (python -m eval.reports.rollout_check prints their figures) -----------------
+# --- the big runs (python -m gammon.eval.reports.rollout_check prints their figures) -----------------
 
 @pytest.mark.slow
 def test_calibration_on_300_small_races(net):
-    """300 races (the figures of ``python -m eval.reports.rollout_check calibration --races
+    """300 races (the figures of ``python -m gammon.eval.reports.rollout_check calibration --races
     300``): honest 95% intervals cover with a binomial spread of 1.3 points there (1.5 at
     200 races, where one of the three counts falls to 92.0% with this seed)."""
-    from eval.reports.rollout_check import calibration
+    from gammon.eval.reports.rollout_check import calibration
     rows = calibration(net, 300, 2026, 4, trials=(144, 576, 2304))
     plain = [r for r in rows if r["dice"].startswith("plain")]
     quasi = [r for r in rows if not r["dice"].startswith("plain")]
@@ -366,7 +366,7 @@ def test_calibration_on_300_small_races(net):
 
 @pytest.mark.slow
 def test_variance_reduction_on_100_contact_positions(net):
-    from eval.reports.rollout_check import vr_check
+    from gammon.eval.reports.rollout_check import vr_check
     out = vr_check(net, 100, 0, 144, 2026)
     contact = out["by_phase"]["all contact"]
     assert contact["agree"] >= 0.9
@@ -378,8 +378,8 @@ def test_the_actors_pieces_are_whole_blocks_and_as_many_for_every_worker():
     share of every position, at most about PIECE trials, and a number of pieces every
     worker gets alike (64 positions x 1,296 trials on 2 workers: 6 pieces of 13,824, not 5
     of 16,384 and a sliver)."""
-    from eval.analysis.rollout_actors import PIECE, pieces
-    from eval.analysis.rollout_dice import BLOCK
+    from gammon.eval.analysis.rollout_actors import PIECE, pieces
+    from gammon.eval.analysis.rollout_dice import BLOCK
     pos = np.repeat(np.arange(64), 1296)
     trial = np.tile(np.arange(1296), 64)
     for workers in (2, 3, 16):

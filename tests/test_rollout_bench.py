@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from eval.bots.registry import make_bot
+from gammon.eval.bots.registry import make_bot
 
 
 def test_the_bench_times_a_batch_of_positions_at_once(capsys):
-    from eval.bench.rollouts import main
+    from gammon.eval.bench.rollouts import main
     assert main(["--parts", "batch", "--batch", "3", "--batch-trials", "4", "--rounds", "1",
                  "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -22,14 +22,14 @@ def test_the_bench_times_a_batch_of_positions_at_once(capsys):
 @pytest.mark.parametrize("argv", [["--batch", "0"], ["--batch-trials", "0"],
                                   ["--parts", "bogus"]])
 def test_the_bench_refuses_bad_sizes_in_one_line(argv, capsys):
-    from eval.bench.rollouts import main
+    from gammon.eval.bench.rollouts import main
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("eval.bench.rollouts: error:") and "\n" not in err
 
 
 def test_batch_check_rounds_give_the_median_ratio_and_the_same_numbers():
-    from eval.reports.rollout_check import batch_check
+    from gammon.eval.reports.rollout_check import batch_check
     out = batch_check(make_bot("net:"), 3, 4, False, 7, rounds=3)
     assert out["same_numbers"] is True and out["rounds"] == 3
     assert len(out["seconds_together"]) == len(out["seconds_one_by_one"]) == 3

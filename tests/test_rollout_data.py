@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from train import rollout_data as rd
+from gammon.train import rollout_data as rd
 
 ROOT = Path(__file__).resolve().parents[1]
 META = {"settings": {"trials": 72, "truncate": 10}, "net_sha256": "ab" * 32}
@@ -114,7 +114,7 @@ def test_rows_out_of_range_are_refused(tmp_path):
 CHILD = """
 import sys
 import numpy as np
-from train import rollout_data as rd
+from gammon.train import rollout_data as rd
 rows = dict(np.load(sys.argv[2]))
 with rd.Writer(sys.argv[1]) as w:
     done = w.done_boards()

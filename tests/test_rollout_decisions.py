@@ -11,16 +11,16 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.board import flip
-from engine.formats.matchid import MatchState
-from engine.formats import position
-from engine.formats.posid import decode
-from engine.movegen import legal_plays
-from engine.rules import variant
-from eval.analysis import RolloutSettings as Settings, rollout
-from eval.analysis.rollout_decisions import filter_candidates, rollout_cube, rollout_plays
-from eval.bots.registry import make_bot
-from model.cube import CubeEquities, decide_from
+from gammon.engine.board import flip
+from gammon.engine.formats.matchid import MatchState
+from gammon.engine.formats import position
+from gammon.engine.formats.posid import decode
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import variant
+from gammon.eval.analysis import RolloutSettings as Settings, rollout
+from gammon.eval.analysis.rollout_decisions import filter_candidates, rollout_cube, rollout_plays
+from gammon.eval.bots.registry import make_bot
+from gammon.model.cube import CubeEquities, decide_from
 from inprocess import gammon
 
 OPENING = "4HPwATDgc/ABMA"

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.bearoff import all_home
-from engine.formats.posid import decode
-from engine.movegen import legal_plays
-from eval.bots.registry import make_bot
-from train.rollout_positions import Exploring, phase_of, sample_positions
+from gammon.engine.bearoff import all_home
+from gammon.engine.formats.posid import decode
+from gammon.engine.movegen import legal_plays
+from gammon.eval.bots.registry import make_bot
+from gammon.train.rollout_positions import Exploring, phase_of, sample_positions
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +58,8 @@ def test_alternatives_are_the_results_of_the_best_plays_not_taken(net):
     """alternatives = 1: each position also adds the results of its two best plays of the
     roll (within `within`), as the positions the opponent then faces; the positions the
     games reach stay, and the rest are those results."""
-    from engine.board import flip
-    from train.rollout_positions import alternative_positions, candidate_positions
+    from gammon.engine.board import flip
+    from gammon.train.rollout_positions import alternative_positions, candidate_positions
     board = decode("4HPwATDgc/ABMA")
     dice = np.array([[6, 4]])
     plays = legal_plays(board[None], dice)

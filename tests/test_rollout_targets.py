@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from eval.bots.registry import make_bot
-from model.player import shipped
-from train import rollout_data as rd
-from train import rollout_targets as rt
-from train.rollout_positions import phase_of
+from gammon.eval.bots.registry import make_bot
+from gammon.model.player import shipped
+from gammon.train import rollout_data as rd
+from gammon.train import rollout_targets as rt
+from gammon.train.rollout_positions import phase_of
 
 TINY = ["--trials", "8", "--truncate", "2"]
 SETTINGS = rt.TargetSettings(positions=6, trials=8, truncate=2)
@@ -178,4 +178,4 @@ def test_help(capsys):
         rt.main(["--help"])
     assert e.value.code == 0
     out = capsys.readouterr().out
-    assert out.startswith("usage: python -m train.rollout_targets") and "--positions" in out
+    assert out.startswith("usage: python -m gammon.train.rollout_targets") and "--positions" in out

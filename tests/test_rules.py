@@ -7,8 +7,8 @@ mover's point numbers; ``"bar"`` is each side's own bar.
 import numpy as np
 import pytest
 
-from engine.movegen import legal_plays
-from engine.formats.notation import format_play
+from gammon.engine.movegen import legal_plays
+from gammon.engine.formats.notation import format_play
 
 
 def position(x: dict, o: dict) -> np.ndarray:

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import reference
-from engine.movegen import Plays, legal_plays
-from engine.rules import VARIANTS, STANDARD, StandardRules, start_boards, variant
-from engine.sample import from_random_play, synthetic
+from gammon.engine import reference
+from gammon.engine.movegen import Plays, legal_plays
+from gammon.engine.rules import VARIANTS, STANDARD, StandardRules, start_boards, variant
+from gammon.engine.sample import from_random_play, synthetic
 
 
 def test_vectorised_and_scalar_steps_agree():

@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine import files
-from engine.files import LOCK_NAME, DirectoryInUse, WriteError, lock_directory, lock_holder
+from gammon.engine import files
+from gammon.engine.files import LOCK_NAME, DirectoryInUse, WriteError, lock_directory, lock_holder
 from inprocess import gammon
 from tiny_run import tiny_config
-from train.run_state import resume_payload
-from train.trainer import Trainer
+from gammon.train.run_state import resume_payload
+from gammon.train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMMON = [sys.executable, "-m", "gammon.cli"]

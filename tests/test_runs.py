@@ -17,11 +17,11 @@ import pytest
 import torch
 
 from gammon.cli import main
-from train.config import Config
+from gammon.train.config import Config
 from tiny_run import tiny_config
-from train.run_dir import clear_run, remove_stale_tmp, run_files
-from train.run_state import resume_payload
-from train.trainer import Trainer
+from gammon.train.run_dir import clear_run, remove_stale_tmp, run_files
+from gammon.train.run_state import resume_payload
+from gammon.train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMMON = [sys.executable, "-m", "gammon.cli"]

@@ -4,19 +4,19 @@ impossible its probability is exactly 0, for every net and bot file, on hand pos
 import numpy as np
 import pytest
 
-from engine.bearoff import exact_races
-from engine.board import flip
-from engine.formats.notation import format_play
-from engine.formats.posid import decode
-from engine.movegen import legal_plays
-from engine.outcomes import equity, to_five
-from engine.rules import VARIANTS, variant
-from engine.rules.plakoto import PIN
-from engine.sample import from_random_play, synthetic
-from engine.sanity import impossible, net_outcomes, sane
-from model.encoding import fold_bomb
-from model.lookahead import look_ahead
-from model.player import DEFAULT, load_net_bot
+from gammon.engine.bearoff import exact_races
+from gammon.engine.board import flip
+from gammon.engine.formats.notation import format_play
+from gammon.engine.formats.posid import decode
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import equity, to_five
+from gammon.engine.rules import VARIANTS, variant
+from gammon.engine.rules.plakoto import PIN
+from gammon.engine.sample import from_random_play, synthetic
+from gammon.engine.sanity import impossible, net_outcomes, sane
+from gammon.model.encoding import fold_bomb
+from gammon.model.lookahead import look_ahead
+from gammon.model.player import DEFAULT, load_net_bot
 
 STANDARD = variant("standard")
 WBG, WG, LG, LBG = 0, 1, 4, 5  # the six outcomes' gammon and backgammon columns
@@ -163,10 +163,10 @@ def shipped():
 
 @pytest.fixture(scope="module")
 def bot_file(tmp_path_factory):
-    from model.export import export_checkpoint
+    from gammon.model.export import export_checkpoint
     path = tmp_path_factory.mktemp("bot") / "default.npz"
     export_checkpoint(DEFAULT, path, check_games=2)
-    from model.numpy_net import load_bot_file
+    from gammon.model.numpy_net import load_bot_file
     return load_bot_file(path).evaluator
 
 

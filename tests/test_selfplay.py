@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from model.net import ValueNet
-from model.policy import NetEvaluator
-from train.selfplay import SelfPlay
+from gammon.model.net import ValueNet
+from gammon.model.policy import NetEvaluator
+from gammon.train.selfplay import SelfPlay
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +51,8 @@ def test_a_damaged_state_is_refused_with_the_reason():
 
 def test_dice_and_minibatch_order_come_from_separate_generators(tmp_path):
     """The learner shuffling its samples more or less changes nothing in the games."""
-    from train.config import Config
-    from train.trainer import Trainer
+    from gammon.train.config import Config
+    from gammon.train.trainer import Trainer
     config = Config().with_overrides(
         model={"hidden": (8,)}, train={"parallel_games": 16, "device": "cpu", "seed": 3},
         eval={"every_games": 0}, run={"checkpoint_every_games": 0})

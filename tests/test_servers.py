@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cube import CubeRules
-from engine.formats.fibs import format_board, parse_board
-from eval.bots.registry import make_bot
-from eval.bots.resign import accepts_resignation
+from gammon.engine.cube import CubeRules
+from gammon.engine.formats.fibs import format_board, parse_board
+from gammon.eval.bots.registry import make_bot
+from gammon.eval.bots.resign import accepts_resignation
 from gammon.external import ExternalPlayer, LineReader, listen, serve, split_options
 from gammon.http_api import Api
 from gnubg_helpers import GNUBG

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cube import CubeRules
-from engine.formats.matfile import (DOUBLE, DROP, PLAY, TAKE, Action, Game, Match,
+from gammon.engine.cube import CubeRules
+from gammon.engine.formats.matfile import (DOUBLE, DROP, PLAY, TAKE, Action, Game, Match,
                                     format_match, parse_match)
-from engine.formats.record import PlayRecorder
-from engine.formats.sgf import (MatchFileError, SgfError, crawford_games, format_sgf,
+from gammon.engine.formats.record import PlayRecorder
+from gammon.engine.formats.sgf import (MatchFileError, SgfError, crawford_games, format_sgf,
                                 parse_sgf, read_match_file, read_sgf)
 from gnubg_helpers import GNUBG, assert_same_games, run_gnubg
 
@@ -81,7 +81,7 @@ def test_the_gnubg_files_hold_what_they_should():
 
 
 def recorded_money(games=8, seed=3, variant="standard", cube=None):
-    from eval.playing.match import run_match
+    from gammon.eval.playing.match import run_match
     recorder = PlayRecorder(variant)
     result = run_match("racer", "heuristic", games, seed=seed, variant=variant,
                        progress=False, cube=cube, on_play=recorder,
@@ -90,8 +90,8 @@ def recorded_money(games=8, seed=3, variant="standard", cube=None):
 
 
 def recorded_match(length=5, seed=4, matches=2):
-    from eval.bots.registry import make_bot
-    from eval.playing.matchplay import matches_of, run_matches
+    from gammon.eval.bots.registry import make_bot
+    from gammon.eval.playing.matchplay import matches_of, run_matches
     recorder = PlayRecorder()
     series = run_matches(make_bot("pubeval", 1), make_bot("heuristic", 2), matches, length,
                          seed, "standard", True, progress=False, recorder=recorder)
@@ -189,8 +189,8 @@ class Script:
 def session_saved(tmp_path, name: str):
     """Three cubeful games against a bot that doubles whenever it may (and takes): the
     person takes twice then passes, and resigns the third game at once; saved to ``name``."""
-    from engine.cube_policy import CubeBot
-    from eval.bots.registry import make_bot
+    from gammon.engine.cube_policy import CubeBot
+    from gammon.eval.bots.registry import make_bot
     from gammon.session import Session
 
     class AlwaysDoubles:

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.rules import start_boards
-from engine.movegen import legal_plays
-from eval.bots.registry import make_bot
-from model import checkpoint as ckpt
+from gammon.engine.rules import start_boards
+from gammon.engine.movegen import legal_plays
+from gammon.eval.bots.registry import make_bot
+from gammon.model import checkpoint as ckpt
 
 DEFAULT = Path(__file__).resolve().parent.parent / "checkpoints" / "default.pt"
 

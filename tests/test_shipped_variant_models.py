@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import VARIANTS
-from eval.playing.match import run_match
-from eval.bots.registry import make_bot
-from model import checkpoint as ckpt
-from model.player import shipped
+from gammon.engine.rules import VARIANTS
+from gammon.eval.playing.match import run_match
+from gammon.eval.bots.registry import make_bot
+from gammon.model import checkpoint as ckpt
+from gammon.model.player import shipped
 
 NAMES = [v for v in VARIANTS if v != "standard"]
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from model import checkpoint as ckpt
-from model.net import ValueNet
-from train import rollout_data as rd
-from train.config import ConfigError, Config, check_stages, from_dict, load
+from gammon.model import checkpoint as ckpt
+from gammon.model.net import ValueNet
+from gammon.train import rollout_data as rd
+from gammon.train.config import ConfigError, Config, check_stages, from_dict, load
 
 GAMMON = [sys.executable, "-m", "gammon.cli"]
 ROOT = Path(__file__).resolve().parents[1]

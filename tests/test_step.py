@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from model.net import ValueNet
-import train.step as step_module
-from train.step import FUSED_ADAM, AutogradStep, FlatStep
+from gammon.model.net import ValueNet
+import gammon.train.step as step_module
+from gammon.train.step import FUSED_ADAM, AutogradStep, FlatStep
 
 
 def _minibatches(seed: int, count: int, features: int):

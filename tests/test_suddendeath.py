@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import reference
-from engine.formats import posid
-from engine.game import play, random_policy
-from engine.movegen import legal_plays
-from engine.rules import STANDARD, SUDDENDEATH, variant
-from engine.sample import ALL_ROLLS, from_random_play
+from gammon.engine import reference
+from gammon.engine.formats import posid
+from gammon.engine.game import play, random_policy
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import STANDARD, SUDDENDEATH, variant
+from gammon.engine.sample import ALL_ROLLS, from_random_play
 
 DATA = Path(__file__).parent / "data" / "variants_public.jsonl"
 
@@ -97,7 +97,7 @@ CASES = [
 
 @pytest.mark.parametrize("clause, x, o, roll, expected", CASES, ids=[c[0] for c in CASES])
 def test_rule_cases(clause, x, o, roll, expected):
-    from engine.formats.notation import format_play
+    from gammon.engine.formats.notation import format_play
     board = position(x, o)
     p = legal_plays(board[None], np.array([roll]), SUDDENDEATH)
     won = SUDDENDEATH.end_of_game(p.boards) if p.dice_used[0] else np.zeros(1, np.int8)

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-from engine.phase import CRASHED, RACE, classify
-from model import checkpoint as ckpt
-from model.net import ValueNet
-from model.policy import NetEvaluator
-from train import rollout_data as rd
-from train.rollout_positions import phase_of
-from train.supervised import (FitSettings, StageError, cross_entropy, soft_targets,
+from gammon.engine.phase import CRASHED, RACE, classify
+from gammon.model import checkpoint as ckpt
+from gammon.model.net import ValueNet
+from gammon.model.policy import NetEvaluator
+from gammon.train import rollout_data as rd
+from gammon.train.rollout_positions import phase_of
+from gammon.train.supervised import (FitSettings, StageError, cross_entropy, soft_targets,
                               supervise)
 
 
@@ -43,8 +43,8 @@ def teacher_data(tmp_path_factory):
 
 
 def _positions(tmp) -> np.ndarray:
-    from train.rollout_positions import candidate_positions
-    from eval.bots.registry import make_bot
+    from gammon.train.rollout_positions import candidate_positions
+    from gammon.eval.bots.registry import make_bot
     rng = np.random.default_rng(3)
     pool = candidate_positions(make_bot("pubeval"), 64, rng, 0.0, 0.0, (), 0.0, "standard")
     return pool[:3000]
@@ -89,7 +89,7 @@ def test_stage_two_learns_the_targets_and_is_repeatable(teacher_data, tmp_path):
 def test_the_trained_model_sends_each_phase_to_its_network(teacher_data, tmp_path):
     tmp, data, start, boards, _ = teacher_data
     supervise(start, [data], tmp_path / "m", FitSettings(epochs=1, batch_size=256))
-    from model.player import load_net_bot
+    from gammon.model.player import load_net_bot
     evaluator = load_net_bot(str(tmp_path / "m" / "model.pt")).evaluator
     assert sorted(evaluator.phases) == ["crashed", "race"]
     phase = classify(boards, crashed=True)
@@ -120,8 +120,8 @@ def test_the_shipped_stage2_net_is_reproduced_from_the_committed_data(tmp_path, 
     """The committed recipe on the committed datasets: the recorded validation losses
     (checkpoints/stage2-gen1.json) again, and the same weights as the shipped net."""
     from pathlib import Path
-    from train.config import load
-    from train.stage2 import fit_settings, given_data
+    from gammon.train.config import load
+    from gammon.train.stage2 import fit_settings, given_data
     root = Path(__file__).resolve().parents[1]
     recorded = json.loads((root / "checkpoints" / "stage2-gen1.json").read_text())
     config = load(root / "configs" / "stage2.toml")

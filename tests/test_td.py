@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from engine.outcomes import certain as outcome_vector
-from train.td import lambda_returns, lambda_returns_loop
+from gammon.engine.outcomes import certain as outcome_vector
+from gammon.train.td import lambda_returns, lambda_returns_loop
 
 
 @pytest.mark.parametrize("lam", [0.0, 0.3, 0.7, 1.0])

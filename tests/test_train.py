@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import torch
 
-from model.encoding import encoder
-from train.config import Config, ConfigError, from_dict, load
-from train.run_state import resume_payload
-from train.step import FUSED_ADAM
-from train.trainer import Trainer
+from gammon.model.encoding import encoder
+from gammon.train.config import Config, ConfigError, from_dict, load
+from gammon.train.run_state import resume_payload
+from gammon.train.step import FUSED_ADAM
+from gammon.train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMMON = [sys.executable, "-m", "gammon.cli"]
@@ -144,7 +144,7 @@ def test_built_in_defaults_are_the_default_preset():
 def test_races_the_bear_off_database_settles_are_no_training_samples(tmp_path):
     """Hypergammon games reach races with every checker home quickly: those states are
     valued by the database, never trained on, and the states before them learn from it."""
-    from engine.bearoff import all_home
+    from gammon.engine.bearoff import all_home
     trainer = Trainer(small(64, variant="hypergammon", update_every=10 ** 6), tmp_path)
     absorbed = []
     absorb = trainer._absorb
@@ -161,9 +161,9 @@ def test_races_the_bear_off_database_settles_are_no_training_samples(tmp_path):
 def test_one_ply_targets_are_the_mean_over_the_rolls_of_the_best_play(tmp_path):
     """With train.one_ply_share = 1 every target is the position's 1-ply value: for each of
     the 21 rolls the best play by the network (after_play), weighted by the roll's chance."""
-    from engine.dice import ROLL_WEIGHTS, ROLLS
-    from engine.movegen import legal_plays
-    from engine.outcomes import equity
+    from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+    from gammon.engine.movegen import legal_plays
+    from gammon.engine.outcomes import equity
     trainer = Trainer(small(40, one_ply_share=1.0, update_every=10 ** 6), tmp_path)
     trainer.run()
     states = np.concatenate(trainer.pending_states)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import BAR, OPP_BAR
-from engine.game import Turn, action_decisions, end_turn, new_games, play, random_policy
-from engine.rules.standard import STANDARD, StandardRules
+from gammon.engine.board import BAR, OPP_BAR
+from gammon.engine.game import Turn, action_decisions, end_turn, new_games, play, random_policy
+from gammon.engine.rules.standard import STANDARD, StandardRules
 
 
 # --- the variant: one rules module --------------------------------------------------------
@@ -160,8 +160,8 @@ def test_the_turn_keeps_its_order_for_any_user():
 
 
 def test_the_variant_rolls_out():
-    from eval.analysis.rollout_settings import Settings
-    from eval.analysis.rollouts import rollout
+    from gammon.eval.analysis.rollout_settings import Settings
+    from gammon.eval.analysis.rollouts import rollout
     board = AMNESTY.start_board()
     board[BAR], board[6] = 2, board[6] - 2  # two of ours on the bar
     boards = np.stack([board, board])
@@ -183,7 +183,7 @@ def test_the_variant_rolls_out():
 
 
 def test_the_variant_self_plays_and_resumes():
-    from train.selfplay import SelfPlay
+    from gammon.train.selfplay import SelfPlay
 
     def after_values(after):  # the mover likes fewer pips to go (a crude value)
         pips = (np.where(after > 0, after, 0) * np.arange(26)).sum(axis=1)

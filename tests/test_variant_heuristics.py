@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.movegen import legal_plays
-from engine.rules import PLAKOTO, SUDDENDEATH, VARIANTS, variant
-from engine.rules.plakoto import read_position, write_position
-from engine.sample import from_random_play
-from eval.bots.heuristic import HeuristicBot, opponent_shots
-from eval.playing.match import run_match
-from eval.bots.registry import make_bot
-from eval.bots.variant_heuristics import (PlakotoHeuristicBot, SuddenDeathHeuristicBot,
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import PLAKOTO, SUDDENDEATH, VARIANTS, variant
+from gammon.engine.rules.plakoto import read_position, write_position
+from gammon.engine.sample import from_random_play
+from gammon.eval.bots.heuristic import HeuristicBot, opponent_shots
+from gammon.eval.playing.match import run_match
+from gammon.eval.bots.registry import make_bot
+from gammon.eval.bots.variant_heuristics import (PlakotoHeuristicBot, SuddenDeathHeuristicBot,
                                      plakoto_features)
 
 

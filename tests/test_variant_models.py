@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from engine.rules import VARIANTS
-from engine.rules.plakoto import read_position
-from model.encoding import check_encoding, classic, nuclear, plakoto
-from model.net import ValueNet
-from train.config import Config, ConfigError, load
-from train.trainer import Trainer
-from train.warm_start import start_from
+from gammon.engine.rules import VARIANTS
+from gammon.engine.rules.plakoto import read_position
+from gammon.model.encoding import check_encoding, classic, nuclear, plakoto
+from gammon.model.net import ValueNet
+from gammon.train.config import Config, ConfigError, load
+from gammon.train.trainer import Trainer
+from gammon.train.warm_start import start_from
 
 from test_cli import gammon as gammon_process
 from test_cli_plakoto import gammon
@@ -63,7 +63,7 @@ def test_every_variant_has_a_config_that_loads():
 def test_a_nuclear_net_started_from_a_standard_one_plays_alike_with_a_centred_bomb(tmp_path):
     torch.manual_seed(0)
     source = ValueNet(198, (16,))
-    from model import checkpoint as ckpt
+    from gammon.model import checkpoint as ckpt
     path = tmp_path / "std.pt"
     ckpt.save(path, ckpt.model_payload(source, "classic", "standard"))
     target = ValueNet(200, (16,))
@@ -83,7 +83,7 @@ def test_a_nuclear_net_started_from_a_standard_one_plays_alike_with_a_centred_bo
 def test_init_from_a_two_network_file_starts_both_networks(tmp_path):
     """model.init takes the race network too (it once started random beside a trained
     main network); a one-network file leaves the race network as the seed made it."""
-    from model import checkpoint as ckpt
+    from gammon.model import checkpoint as ckpt
     torch.manual_seed(12345)  # not the trainer's seed: its own random weights differ
     main, race = ValueNet(232, (8,)), ValueNet(232, (4,))
     two = tmp_path / "two.pt"
@@ -129,14 +129,14 @@ def test_train_variant_plakoto_writes_a_model_net_plays_and_others_refuse(tmp_pa
 
 
 def test_net_alone_plays_the_variants_shipped_model():
-    from model.player import shipped
+    from gammon.model.player import shipped
     assert shipped("standard").name == "default.pt"
     assert shipped("plakoto").name == "plakoto.pt"
 
 
 def test_the_bomb_folds_into_the_board_and_changes_hands_with_it():
-    from engine.board import flip
-    from model.encoding import fold_bomb, unfold_bomb
+    from gammon.engine.board import flip
+    from gammon.model.encoding import fold_bomb, unfold_bomb
     boards = np.zeros((3, 26), np.int8)
     boards[:, 25], boards[:, 0], boards[:, 6], boards[:, 19] = 2, -15, 13, 0
     bomb = np.array([1, -1, 0], np.int8)
@@ -150,8 +150,8 @@ def test_the_bomb_folds_into_the_board_and_changes_hands_with_it():
 
 
 def _nuclear_net(tmp_path):
-    from model import checkpoint as ckpt
-    from model.player import load_net_bot
+    from gammon.model import checkpoint as ckpt
+    from gammon.model.player import load_net_bot
     torch.manual_seed(3)
     net = ValueNet(200, (8,))
     path = tmp_path / "nuclear.pt"
@@ -160,19 +160,19 @@ def _nuclear_net(tmp_path):
 
 
 def test_a_nuclear_net_detonates_when_its_equity_says_so_and_reads_the_bomb(tmp_path):
-    from engine.rules.nuclear import explode
+    from gammon.engine.rules.nuclear import explode
     bot = _nuclear_net(tmp_path)
     boards = np.zeros((2, 26), np.int8)
     boards[:, 24], boards[:, 13], boards[:, 3], boards[:, 20] = 2, 5, 1, -1
     boards[:, 6], boards[:, 1], boards[:, 12] = 7, -14, 0
     bomb = np.array([0, 1], np.int8)
     ev = bot.evaluator
-    from model.bomb import MARGIN
+    from gammon.model.bomb import MARGIN
     expected = ev.equity_before_roll(explode(boards), np.array([-1, -1])) > \
         ev.equity_before_roll(boards, bomb) + MARGIN
     assert np.array_equal(bot.detonate(boards, bomb), expected)
     # the bomb the loop tells it changes the network's view of the plays
-    from engine.movegen import legal_plays
+    from gammon.engine.movegen import legal_plays
     plays = legal_plays(boards, np.array([[3, 1], [3, 1]]))
     plain = bot.scores(plays, boards, None)
     bot.observe_extra({"bomb": np.array([1, 1], np.int8)})
@@ -182,8 +182,8 @@ def test_a_nuclear_net_detonates_when_its_equity_says_so_and_reads_the_bomb(tmp_
 
 
 def _plain_net(tmp_path):
-    from model import checkpoint as ckpt
-    from model.player import load_net_bot
+    from gammon.model import checkpoint as ckpt
+    from gammon.model.player import load_net_bot
     net = ValueNet(198, (8,))
     path = tmp_path / "standard.pt"
     ckpt.save(path, ckpt.model_payload(net, "classic", "standard"))
@@ -191,8 +191,8 @@ def _plain_net(tmp_path):
 
 
 def test_nuclear_self_play_detonates_and_resumes_exactly():
-    from train.selfplay import SelfPlay
-    from model.policy import NetEvaluator
+    from gammon.train.selfplay import SelfPlay
+    from gammon.model.policy import NetEvaluator
     torch.manual_seed(1)
     ev = NetEvaluator(ValueNet(200, (8,)), "nuclear", "nuclear")
     make = lambda: SelfPlay(16, np.random.default_rng(4), "nuclear")
@@ -218,8 +218,8 @@ def test_nuclear_self_play_detonates_and_resumes_exactly():
 def test_training_runs_in_every_variant(name, tmp_path):
     """A short self-play run of every variant learns (its weights move) and writes a model
     that records the variant; Plakoto and Nuclear with their own encodings."""
-    from model.encoding import VARIANT_ENCODINGS
-    from model import checkpoint as ckpt
+    from gammon.model.encoding import VARIANT_ENCODINGS
+    from gammon.model import checkpoint as ckpt
     config = Config().with_overrides(
         model={"hidden": (8,), "encoding": VARIANT_ENCODINGS.get(name, "classic")},
         train={"games": 40, "parallel_games": 16, "update_every": 64, "batch_size": 32,

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import reference
-from engine.movegen import legal_plays
-from engine.rules import CAUCASIAN, SUDDENDEATH, variant
-from engine.game import play, random_policy
-from engine.sample import ALL_ROLLS, from_random_play
+from gammon.engine import reference
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import CAUCASIAN, SUDDENDEATH, variant
+from gammon.engine.game import play, random_policy
+from gammon.engine.sample import ALL_ROLLS, from_random_play
 
 
 class _RandomDetonator:

@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import files
-from engine.files import WriteError, append_line, shown, write_atomic
+from gammon.engine import files
+from gammon.engine.files import WriteError, append_line, shown, write_atomic
 from gammon.errors import one_line, quote
 from inprocess import gammon
 from tiny_run import tiny_config
@@ -400,7 +400,7 @@ def test_plot_png(tmp_path, monkeypatch, step, code):
 @CODES
 @ATOMIC_STEPS
 def test_met_file(tmp_path, monkeypatch, step, code):
-    from engine.met import met_from_gammon_rate, save_met
+    from gammon.engine.met import met_from_gammon_rate, save_met
     out = tmp_path / "table.met"
     out.write_bytes(PREVIOUS)
     hits = inject(monkeypatch, out.name, step, code)
@@ -417,7 +417,7 @@ def test_met_file(tmp_path, monkeypatch, step, code):
 @ATOMIC_STEPS
 def test_bearoff_cache(tmp_path, monkeypatch, step, code, capsys):
     """The cache failing is a note, and the database is used without it."""
-    from engine import bearoff
+    from gammon.engine import bearoff
     out = tmp_path / bearoff.FILE_NAME
     out.write_bytes(PREVIOUS)
     hits = inject(monkeypatch, out.name, step, code)
@@ -435,7 +435,7 @@ def test_bearoff_cache(tmp_path, monkeypatch, step, code, capsys):
 @pytest.mark.parametrize("judge", ["cube_check", "match_cube"])
 def test_gnubg_judges_data_files(tmp_path, monkeypatch, step, code, judge):
     """The GNU Backgammon judges' --generate writes: their committed data saved again."""
-    from eval.gnubg import cube_check, match_cube
+    from gammon.eval.gnubg import cube_check, match_cube
     out = tmp_path / f"{judge}.jsonl"
     out.write_bytes(PREVIOUS)
     hits = inject(monkeypatch, out.name, step, code)

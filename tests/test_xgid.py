@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.formats import posid, xgid
-from engine.formats.matchid import CENTRED, MatchState, encode_match_id
-from engine.rules import variant
+from gammon.engine.formats import posid, xgid
+from gammon.engine.formats.matchid import CENTRED, MatchState, encode_match_id
+from gammon.engine.rules import variant
 from gnubg_helpers import GNUBG, run_gnubg
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,7 +190,7 @@ def test_gnubg_reads_our_xgids_the_same(tmp_path):
     """GNU Backgammon 1.07's ``set xgid`` on the hand-written XGIDs (but the pending double,
     which gnubg steps back from) and on 150 corpus positions with match states: the same
     Position ID, and the same state from the player on roll's side."""
-    from engine.formats.matchid import decode_match_id
+    from gammon.engine.formats.matchid import decode_match_id
     texts = [h[1] for h in HAND if "D" != h[1].split(":")[4]]
     rng = np.random.default_rng(3)
     positions = [p for p in corpus_positions() if p[0] == "standard"]
@@ -239,7 +239,7 @@ def test_bad_xgids_are_one_line_errors(text, message):
 
 
 def test_states_an_xgid_cannot_hold():
-    from engine.formats.matchid import OVER
+    from gammon.engine.formats.matchid import OVER
     board = posid.decode(START)
     for state, message in ((MatchState(game_state=OVER), "the game is over"),
                            (MatchState(resign=2), "a resignation is on offer")):

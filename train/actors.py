@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from eval.playing.cluster import ActorError, ray_module, start_ray  # noqa: F401 (re-exported)
+from gammon.eval.playing.cluster import ActorError, ray_module, start_ray  # noqa: F401 (re-exported)
 
 @dataclass
 class GameBatch:
@@ -53,8 +53,8 @@ class SelfPlayActor:
                  threads: int = 1, device: str = "cpu"):
         import torch
 
-        from model.checkpoint import build_net, build_phases
-        from model.policy import NetEvaluator
+        from gammon.model.checkpoint import build_net, build_phases
+        from gammon.model.policy import NetEvaluator
 
         from .selfplay import SelfPlay
         torch.set_num_threads(threads)

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # the limits every network file is checked against (torch-free: NumPy only)
-from model.activations import NAMES as _ACTIVATIONS
-from model.botfile import MAX_LAYERS, MAX_PARAMETERS, MAX_WIDTH, WIDTHS as _INPUTS
+from gammon.model.activations import NAMES as _ACTIVATIONS
+from gammon.model.botfile import MAX_LAYERS, MAX_PARAMETERS, MAX_WIDTH, WIDTHS as _INPUTS
 
 
 class ConfigError(ValueError):
@@ -382,7 +382,7 @@ def check_variant(config: Config) -> None:
     """ConfigError when the networks' encodings cannot describe the variant's positions
     (``model.encoding.check_encoding``), or a race network is asked of a variant whose
     races are not the standard ones (Plakoto's pins, Nuclear's bomb)."""
-    from model.encoding import VARIANT_ENCODINGS, check_encoding
+    from gammon.model.encoding import VARIANT_ENCODINGS, check_encoding
     variant, m = config.train.variant, config.model
     try:
         check_encoding(m.encoding, variant)

@@ -1,8 +1,8 @@
-"""What the commands that write a second-stage dataset share (``python -m train.mining``,
-``python -m train.rollout_targets``): the options every one takes, the net they label with,
+"""What the commands that write a second-stage dataset share (``python -m gammon.train.mining``,
+``python -m gammon.train.rollout_targets``): the options every one takes, the net they label with,
 and the one-line error.
 
-    p = dataset_parser("python -m train.mining", __doc__, settings, "the student and teacher")
+    p = dataset_parser("python -m gammon.train.mining", __doc__, settings, "the student and teacher")
     p.add_argument(...)                       # the command's own options
     return run(p, argv, lambda args: ...)     # 0, or 2 with "error: ..." on one line
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 def dataset_parser(prog: str, doc: str, defaults, net_role: str):
     """A parser with --data, --net, --positions and --seed (defaults from ``defaults``,
     the command's settings); ``net_role`` says what the net is, for --net's help."""
-    from eval.gnubg.cli import OneLineParser
+    from gammon.eval.gnubg.cli import OneLineParser
     p = OneLineParser(prog=prog, description=doc,
                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, required=True, help="the dataset file")
@@ -32,8 +32,8 @@ def dataset_parser(prog: str, doc: str, defaults, net_role: str):
 
 def net_bot(net: Path | None, variant: str):
     """(the checkpoint's path, its 0-ply bot): ``net``, or the variant's shipped one."""
-    from eval.bots.registry import make_bot
-    from model.player import shipped
+    from gammon.eval.bots.registry import make_bot
+    from gammon.model.player import shipped
     path = net or shipped(variant)
     return path, make_bot(f"net:{path}", variant=variant)
 
@@ -46,8 +46,8 @@ def log(text: str) -> None:
 def run(parser, argv, body) -> int:
     """Parse ``argv`` and run ``body(args)``, which returns the line to print when done.
     "A bad or foreign file gets a one-line error": one line, exit 2, no traceback."""
-    from eval.bots.registry import BotUnavailable
-    from eval.gnubg.cli import UsageError, first_line
+    from gammon.eval.bots.registry import BotUnavailable
+    from gammon.eval.gnubg.cli import UsageError, first_line
     try:
         done = body(parser.parse_args(argv))
     except (UsageError, ValueError, OSError, BotUnavailable) as e:

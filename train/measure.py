@@ -4,7 +4,7 @@ for Plakoto, whose pins pubeval does not read) through eval's one paired-dice ma
 
 from __future__ import annotations
 
-from engine.rules import variant as get_variant
+from gammon.engine.rules import variant as get_variant
 
 
 def eval_opponent(variant: str) -> str:
@@ -17,8 +17,8 @@ def evaluate_vs_pubeval(bot, games: int, seed: int, variant: str) -> dict:
     """Paired cubeless games of ``bot`` against pubeval (``eval_opponent``: another bot for
     Plakoto) through ``eval.playing.match.run_match``, the one paired-dice runner: wins and points
     per game of ``bot``, the 95% interval from the per-pair means."""
-    from eval.bots.registry import make_bot
-    from eval.playing.match import run_match
+    from gammon.eval.bots.registry import make_bot
+    from gammon.eval.playing.match import run_match
     name = eval_opponent(variant)
     opponent = make_bot(name, seed, variant)  # with the variant's own extras (Nuclear's bomb)
     r = run_match(bot, opponent, 2 * max(1, games // 2), seed, variant, progress=False)

@@ -2,8 +2,8 @@
 the teacher (the same net looking ``plies`` ahead) judges every decision, and the positions
 where they part, labelled by the teacher, go into a dataset (``train.rollout_data``).
 
-    python -m train.mining --data data/mined.gdr --positions 20000 --seed 1
-    python -m train.mining --data data/mined.gdr --positions 40000 --seed 1   # goes on
+    python -m gammon.train.mining --data data/mined.gdr --positions 20000 --seed 1
+    python -m gammon.train.mining --data data/mined.gdr --positions 40000 --seed 1   # goes on
 
 A decision is a position, its roll and the legal plays. The student's play is the best by
 0-ply equity. The teacher's (GNU Backgammon's way of finding a play at 2-ply, with a
@@ -52,15 +52,15 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.bearoff import all_home
-from engine.board import flip
-from engine.files import write_atomic
-from engine.game import play
-from engine.outcomes import OUTCOMES, equity, flip_outcomes
-from engine.phase import is_crashed
-from engine.policy import Bot, best_per_root
-from model.cube import decide
-from model.lookahead import candidates, check_plies, look_ahead
+from gammon.engine.bearoff import all_home
+from gammon.engine.board import flip
+from gammon.engine.files import write_atomic
+from gammon.engine.game import play
+from gammon.engine.outcomes import OUTCOMES, equity, flip_outcomes
+from gammon.engine.phase import is_crashed
+from gammon.engine.policy import Bot, best_per_root
+from gammon.model.cube import decide
+from gammon.model.lookahead import candidates, check_plies, look_ahead
 
 from . import rollout_data as rd
 from .rollout_positions import PHASES, Exploring, phase_of
@@ -240,7 +240,7 @@ class Judge(Bot):
         0-ply probabilities) lies within ``cube_window`` of a boundary: rows (M,)."""
         if not len(rows) or self.s.cube_window <= 0:
             return np.zeros(0, dtype=np.int64)
-        from model.cube import cube_equities
+        from gammon.model.cube import cube_equities
         eq = cube_equities(flip_outcomes(p0[rows].astype(np.float64)))
         nd, dt, dp = (np.asarray(x, dtype=np.float64) for x in
                       (eq.no_double, eq.double_take, eq.double_pass))
@@ -342,7 +342,7 @@ def generate(path, bot, net_file, settings: MiningSettings, log=None) -> int:
     """Mine blocks into the dataset ``path`` (made with its metadata when missing) until it
     holds ``settings.positions`` rows; the rows appended. ``bot``: the net of the
     checkpoint ``net_file`` (student and teacher)."""
-    from eval.bots.registry import make_bot
+    from gammon.eval.bots.registry import make_bot
     settings.check()
     opponents = (make_bot(settings.opponent, variant=settings.variant),) \
         if settings.opponent else ()
@@ -383,7 +383,7 @@ def generate(path, bot, net_file, settings: MiningSettings, log=None) -> int:
 def main(argv=None) -> int:
     from .dataset_cli import dataset_parser, log, net_bot, run
     d = MiningSettings()
-    p = dataset_parser("python -m train.mining", __doc__, d, "the student and teacher")
+    p = dataset_parser("python -m gammon.train.mining", __doc__, d, "the student and teacher")
     p.add_argument("--plies", type=int, default=d.plies,
                    help=f"the teacher's look-ahead, 1 or 2 (default {d.plies})")
     p.add_argument("--threshold", type=float, default=d.threshold,
@@ -394,7 +394,7 @@ def main(argv=None) -> int:
                    help=f"games per block (default {d.games})")
 
     def mine(args) -> str:
-        from eval.analysis.rollouts import one_thread
+        from gammon.eval.analysis.rollouts import one_thread
         settings = MiningSettings(positions=args.positions, seed=args.seed,
                                   plies=args.plies, threshold=args.threshold,
                                   ordinary=args.ordinary, games=args.games)

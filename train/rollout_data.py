@@ -41,8 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import files
-from engine.files import WriteError, shown
+from gammon.engine import files
+from gammon.engine.files import WriteError, shown
 
 from .rollout_format import (CHUNK_MAGIC, COLUMNS, HEADER, MAGIC, MAX_META, PHASES, ROW_BYTES,
                              SPLITS, VERSION, DatasetError, RolloutData, Rows, _error,

@@ -41,8 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import files
-from engine.files import shown
+from gammon.engine import files
+from gammon.engine.files import shown
 
 MAGIC = b"GAMMONRD"
 VERSION = 1

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.bearoff import all_home
-from engine.board import flip
-from engine.game import play
-from engine.movegen import legal_plays
-from engine.phase import is_crashed, is_race
-from engine.policy import Bot, best_per_root
+from gammon.engine.bearoff import all_home
+from gammon.engine.board import flip
+from gammon.engine.game import play
+from gammon.engine.movegen import legal_plays
+from gammon.engine.phase import is_crashed, is_race
+from gammon.engine.policy import Bot, best_per_root
 
 PHASES = ("contact", "crashed", "race")
 SHARES = (0.5, 0.2, 0.3)  # contact, crashed, race

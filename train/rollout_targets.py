@@ -2,8 +2,8 @@
 (``train.rollout_positions``) rolled out by the same net (``eval.analysis.rollouts``) and
 appended, a chunk at a time, to a dataset file (``train.rollout_data``).
 
-    python -m train.rollout_targets --data data/stage2.gdr --positions 5000 --seed 1
-    python -m train.rollout_targets --data data/stage2.gdr --positions 20000   # goes on
+    python -m gammon.train.rollout_targets --data data/stage2.gdr --positions 5000 --seed 1
+    python -m gammon.train.rollout_targets --data data/stage2.gdr --positions 20000   # goes on
 
 The positions come in blocks of 512, each drawn from games of its own seed
 (``sample_positions``), rolled out in order, each with the dice of its place in its block:
@@ -34,8 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.outcomes import OUTCOMES
-from eval.analysis.rollouts import Settings, rollout
+from gammon.engine.outcomes import OUTCOMES
+from gammon.eval.analysis.rollouts import Settings, rollout
 
 from . import rollout_data as rd
 from .rollout_positions import PHASES, SHARES, sample_positions
@@ -150,7 +150,7 @@ def generate(path: Path, bot, net_file, settings: TargetSettings, progress=None,
     stream b * BLOCK + i, whatever chunk or run rolls it out: a file stopped (even by
     kill -9) and resumed, or grown by a later run with a larger ``positions``, holds the
     same rows as one uninterrupted run."""
-    from eval.bots.registry import make_bot
+    from gammon.eval.bots.registry import make_bot
     settings.check()  # all checked, and the bots made, before a file is created
     opponents = (make_bot(settings.opponent, variant=settings.variant),) \
         if settings.opponent else ()
@@ -202,8 +202,8 @@ def _looked_ahead(bot, boards: np.ndarray, plies: int):
     """Look-ahead labels of positions (c, 26): targets (c, 6) for the player on roll (the
     net ``plies`` ahead, ``model.lookahead.position_values``), equity_se 0 and trials 1
     (one value, no sampling)."""
-    from eval.analysis.rollouts import one_thread
-    from model.lookahead import position_values
+    from gammon.eval.analysis.rollouts import one_thread
+    from gammon.model.lookahead import position_values
     with one_thread():
         targets = position_values(bot.evaluator, boards, plies)
     return targets, np.zeros(len(boards), np.float32), np.ones(len(boards), np.int32)
@@ -212,7 +212,7 @@ def _looked_ahead(bot, boards: np.ndarray, plies: int):
 def main(argv=None) -> int:
     from .dataset_cli import dataset_parser, log, net_bot, run
     d = TargetSettings()
-    p = dataset_parser("python -m train.rollout_targets", __doc__, d,
+    p = dataset_parser("python -m gammon.train.rollout_targets", __doc__, d,
                        "the net that plays and rolls out")
     p.add_argument("--trials", type=int, default=d.trials)
     p.add_argument("--truncate", type=int, default=d.truncate,

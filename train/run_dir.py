@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.files import remove_temporaries
+from gammon.engine.files import remove_temporaries
 
 
 RUN_FILES = ("checkpoint.pt", "model.pt", "evaluations.jsonl")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from model import checkpoint as ckpt
+from gammon.model import checkpoint as ckpt
 
 from .config import Config, ConfigError, from_dict
 

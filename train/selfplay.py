@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import outcomes
-from engine.dice import opening_roll, roll
-from engine.game import Turn, new_games, play_turn, restart
-from engine.policy import best_per_root
-from engine.rules import Rules, variant as get_variant
-from model.actions import act_by_equity
-from model.encoding import VARIANT_ENCODINGS, read_boards
+from gammon.engine import outcomes
+from gammon.engine.dice import opening_roll, roll
+from gammon.engine.game import Turn, new_games, play_turn, restart
+from gammon.engine.policy import best_per_root
+from gammon.engine.rules import Rules, variant as get_variant
+from gammon.model.actions import act_by_equity
+from gammon.model.encoding import VARIANT_ENCODINGS, read_boards
 
 
 @dataclass

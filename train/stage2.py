@@ -30,7 +30,7 @@ import json
 import time
 from pathlib import Path
 
-from engine.files import write_atomic
+from gammon.engine.files import write_atomic
 
 from . import mining
 from .config import Config
@@ -94,9 +94,9 @@ def accept(candidate: Path, incumbent: Path, games: int, seed: int, variant: str
     loss (``eval.gnubg.benchmark`` on its committed decisions: no gnubg needed). Accepted
     when it beats it (the 95% interval above 0), or when its benchmark loss is at least 5%
     lower and it does not lose (the interval reaches 0 or above)."""
-    from eval.bots.registry import make_bot
-    from eval.gnubg import benchmark
-    from eval.playing.match import run_match
+    from gammon.eval.bots.registry import make_bot
+    from gammon.eval.gnubg import benchmark
+    from gammon.eval.playing.match import run_match
     result = run_match(make_bot(f"net:{candidate}", None, variant),
                        make_bot(f"net:{incumbent}", None, variant), games, seed,
                        variant, progress=False)
@@ -125,7 +125,7 @@ def run_stage2(config: Config, out: str | Path, log=print, progress=None,
                writer=None) -> Path:
     """Every generation of the config's second stage in the run folder ``out`` (whose
     model.pt is the TD stage's net); the last net, also written to ``out/model.pt``."""
-    from eval.bots.registry import make_bot
+    from gammon.eval.bots.registry import make_bot
     out = Path(out)
     s = config.stage2
     folder = out / "stage2"
@@ -149,7 +149,7 @@ def run_stage2(config: Config, out: str | Path, log=print, progress=None,
             if s.mine:
                 log(f"generation {g}: mining {s.positions:,} positions where {net} at 0-ply "
                     f"and at {s.plies}-ply part")
-                from eval.analysis.rollouts import one_thread
+                from gammon.eval.analysis.rollouts import one_thread
                 with one_thread():
                     mining.generate(data, bot, str(net), mining_settings(config, g), log)
             else:

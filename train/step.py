@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import torch
 
-from model.activations import in_torch
+from gammon.model.activations import in_torch
 
 _aten = torch.ops.aten
 _ALIGN = 16  # float32 elements in 64 bytes

@@ -34,12 +34,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engine.files import append_line, write_atomic
-from engine.phase import CONTACT, CRASHED, RACE
-from eval.analysis.rollouts import one_thread
-from model import checkpoint as ckpt
-from model.encoding import encoder
-from model.net import ValueNet
+from gammon.engine.files import append_line, write_atomic
+from gammon.engine.phase import CONTACT, CRASHED, RACE
+from gammon.eval.analysis.rollouts import one_thread
+from gammon.model import checkpoint as ckpt
+from gammon.model.encoding import encoder
+from gammon.model.net import ValueNet
 
 from . import rollout_data as rd
 

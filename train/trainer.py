@@ -23,17 +23,17 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engine.bearoff import settled
-from engine.board import flip
-from engine.files import WriteError, append_line, write_atomic
-from engine.outcomes import flip_outcomes
-from engine.phase import PHASES, classify
-from engine.rules import variant as get_variant
-from model import checkpoint as ckpt
-from model.encoding import encoder, width
-from model.lookahead import look_ahead
-from model.net import ValueNet
-from model.policy import NetEvaluator, NetPolicy
+from gammon.engine.bearoff import settled
+from gammon.engine.board import flip
+from gammon.engine.files import WriteError, append_line, write_atomic
+from gammon.engine.outcomes import flip_outcomes
+from gammon.engine.phase import PHASES, classify
+from gammon.engine.rules import variant as get_variant
+from gammon.model import checkpoint as ckpt
+from gammon.model.encoding import encoder, width
+from gammon.model.lookahead import look_ahead
+from gammon.model.net import ValueNet
+from gammon.model.policy import NetEvaluator, NetPolicy
 
 from .actors import ActorError
 from .config import Config, check_stages, check_variant
@@ -149,7 +149,7 @@ class Trainer:
     def _valued(self, batch):
         """An actor's ``GameBatch`` as self-play's ``Finished``, each state valued by the
         current networks (the values the actor played with never reach a target)."""
-        from engine.outcomes import certain
+        from gammon.engine.outcomes import certain
 
         from .selfplay import Finished
         m, t_max, _ = batch.states.shape

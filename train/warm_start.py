@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import torch
 
-from model.encoding import shared_units
-from model.net import ValueNet
+from gammon.model.encoding import shared_units
+from gammon.model.net import ValueNet
 
 from .config import ConfigError
 
@@ -22,7 +22,7 @@ def start_from(nets: dict[str, tuple[ValueNet, str]], path: str) -> None:
     required; when the encodings differ, the first layer's weights of the input units both
     share (the classic 198) are copied and the others are zero. ConfigError says what does
     not fit."""
-    from model.checkpoint import CheckpointError, build_net, build_phases, load
+    from gammon.model.checkpoint import CheckpointError, build_net, build_phases, load
     try:
         payload = load(path)
         sources = {"main": (build_net(payload, path), payload["model"]["encoding"]),

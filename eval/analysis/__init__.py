@@ -24,15 +24,15 @@ calls. The state of a position at a match score is an ``engine.formats.matchid.M
 
 from __future__ import annotations
 
-from eval.analysis.cube import (CRAWFORD, DEAD, OWNED, REASON_WORDS, MatchLookAhead,
+from gammon.eval.analysis.cube import (CRAWFORD, DEAD, OWNED, REASON_WORDS, MatchLookAhead,
                                 analyze_cube, analyze_match_cube, analyze_money_cube,
                                 analyze_position, cube_action, is_match, met_words,
                                 no_double_reason)
-from eval.analysis.plays import (CubeView, equity_type, play_probabilities, ranked,
+from gammon.eval.analysis.plays import (CubeView, equity_type, play_probabilities, ranked,
                                  ranked_many, ranked_with_loss)
-from eval.analysis.rollouts import Result as RolloutResult
-from eval.analysis.rollouts import RolloutError, paired_difference, rollout
-from eval.analysis.rollouts import Settings as RolloutSettings
+from gammon.eval.analysis.rollouts import Result as RolloutResult
+from gammon.eval.analysis.rollouts import RolloutError, paired_difference, rollout
+from gammon.eval.analysis.rollouts import Settings as RolloutSettings
 
 
 class NoProbabilities(ValueError):
@@ -42,7 +42,7 @@ class NoProbabilities(ValueError):
 def evaluator(bot):
     """The bot's probability source ``boards (N, 26) -> (N, 6|5)`` for the player on roll
     (``eval.bots.cube.probability_source``); ``NoProbabilities`` for a bot without one."""
-    from eval.bots.cube import probability_source
+    from gammon.eval.bots.cube import probability_source
     evaluate = probability_source(bot)
     if evaluate is None:
         raise NoProbabilities("the bot estimates no probabilities")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.outcomes import FIVE, equity_of_five as cubeless_equity, to_five as five
-from model.cube import (ACTIONS, EFFICIENCY, RESPONSES, cube_equities, decide_from,
+from gammon.engine.outcomes import FIVE, equity_of_five as cubeless_equity, to_five as five
+from gammon.model.cube import (ACTIONS, EFFICIENCY, RESPONSES, cube_equities, decide_from,
                         take_point)
 
 
@@ -33,7 +33,7 @@ def analyze_cube(evaluate, boards: np.ndarray, efficiency: float = EFFICIENCY,
     """
     probs = np.asarray(evaluate(boards), dtype=np.float64)  # (N, 6|5)
     if plies:
-        from model.cube_lookahead import cube_equities_ahead
+        from gammon.model.cube_lookahead import cube_equities_ahead
         eq = cube_equities_ahead(evaluate, boards, plies, efficiency, jacoby, beavers, owner)
     else:
         eq = cube_equities(probs, owner, efficiency, jacoby)
@@ -75,13 +75,13 @@ def is_match(state) -> bool:
 
 def match_score(state):
     """model.match_cube's MatchScore of the state, from the player on roll's side."""
-    from model.match_cube import MatchScore
+    from gammon.model.match_cube import MatchScore
     return MatchScore() if state is None else MatchScore.from_match_state(state)
 
 
 def no_double_reason(state) -> str | None:
     """Why the player on roll may not double (CRAWFORD, OWNED, DEAD), or None."""
-    from model.match_cube import OPPONENT
+    from gammon.model.match_cube import OPPONENT
     s = match_score(state)
     if is_match(state) and s.crawford:
         return CRAWFORD
@@ -95,13 +95,13 @@ def no_double_reason(state) -> str | None:
 def match_met(length: int):
     """engine.met's live-cube table (gammon rate 0.26) that holds a ``length``-point match:
     the smallest of 11, 25 and 64 points (their common entries are the same; cached)."""
-    from model.match_cube import GAMMON_RATE, default_met
+    from gammon.model.match_cube import GAMMON_RATE, default_met
     size = next(n for n in MET_LENGTHS if n >= length)
     return default_met(size, GAMMON_RATE)
 
 
 def met_words() -> str:
-    from model.match_cube import GAMMON_RATE
+    from gammon.model.match_cube import GAMMON_RATE
     return f"engine.met live cube, gammon rate {GAMMON_RATE:g}"
 
 
@@ -109,7 +109,7 @@ def analyze_match_cube(evaluate, board: np.ndarray, state, efficiency: float) ->
     """The cube analysis of one position before the roll at a match score (``state``,
     length > 0), as ``model.match_cube`` makes it: probabilities (0-ply), cubeless and
     cubeful match winning chances and their EMG, the action and response."""
-    from model.match_cube import (
+    from gammon.model.match_cube import (
         match_cube_equities,
         match_decide,
         match_winning_chances,
@@ -146,7 +146,7 @@ def analyze_money_cube(evaluate, board: np.ndarray, state, efficiency: float, ja
                        beavers: bool, plies: int) -> dict:
     """``analyze_cube`` of one money position, the cube as ``state`` says (None: centred);
     the opponent's cube: no double, and why."""
-    from model.cube import NO_DOUBLE
+    from gammon.model.cube import NO_DOUBLE
     owner = int(match_score(state).owner)
     a = analyze_cube(evaluate, board[None], efficiency, jacoby, beavers, owner=owner,
                      plies=plies)[0]

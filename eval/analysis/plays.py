@@ -15,16 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import flip
-from engine.cube_policy import tell_score
-from engine.formats import position
-from engine.formats.notation import format_play
-from engine.match import MatchScore
-from engine.movegen import legal_plays
-from engine.outcomes import FIVE, certain, equity_of_five, to_five
-from engine.rules import variant as get_variant
-from eval.bots.cube import probability_source
-from engine.policy import Bot, best_per_root
+from gammon.engine.board import flip
+from gammon.engine.cube_policy import tell_score
+from gammon.engine.formats import position
+from gammon.engine.formats.notation import format_play
+from gammon.engine.match import MatchScore
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import FIVE, certain, equity_of_five, to_five
+from gammon.engine.rules import variant as get_variant
+from gammon.eval.bots.cube import probability_source
+from gammon.engine.policy import Bot, best_per_root
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def cubeful_after(p5: np.ndarray, plays, rules, cube: CubeView) -> np.ndarray:
     opponent's equity after proper cube play, he being on roll with the cube as ``cube``
     says (centred, or held by one side: held by the mover, the opponent may not double
     and plays on, his equity the no-double one)."""
-    from model.cube import cube_equities, decide_from
+    from gammon.model.cube import cube_equities, decide_from
     theirs = -int(cube.owner)  # the owner from the opponent's side, he being on roll
     eq = cube_equities(flip_five(p5), theirs, cube.efficiency, cube.jacoby)
     opponent = decide_from(eq, cube.beavers).equity if theirs >= 0 else eq.no_double

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eval.bots.cube import probability_source
+from gammon.eval.bots.cube import probability_source
 
 from .rollout_dice import BLOCK
 from .rollout_players import cube_player, net_plays
@@ -39,7 +39,7 @@ class RolloutWorker:
     its plays found as ``rollout`` finds them by default (``net_plays``)."""
 
     def __init__(self, bot_name: str, bot_seed: int | None, roots: Roots, settings: Settings):
-        from eval.bots.registry import make_bot
+        from gammon.eval.bots.registry import make_bot
         bot = make_bot(bot_name, bot_seed, settings.variant)
         self.player = cube_player(bot, settings)
         self.evaluator = probability_source(bot)
@@ -81,7 +81,7 @@ class ActorRunner:
 
     def __init__(self, bot_name: str, roots: Roots, settings: Settings, actors: int = 2,
                  bot_seed: int | None = None, progress=None):
-        from eval.playing.cluster import ray_module
+        from gammon.eval.playing.cluster import ray_module
         self.ray = ray_module()
         remote = self.ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
         self.workers = [remote.remote(bot_name, bot_seed, roots, settings)

@@ -30,13 +30,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.board import flip
-from engine.formats import position
-from engine.formats.notation import format_play
-from engine.movegen import legal_plays
-from engine.outcomes import FIVE, certain, equity_of_five, to_five
-from model.cube import ACTIONS, RESPONSES, CubeEquities, decide_from
-from model.lookahead import FILTER_EQUITY, FILTER_PLAYS, candidates
+from gammon.engine.board import flip
+from gammon.engine.formats import position
+from gammon.engine.formats.notation import format_play
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import FIVE, certain, equity_of_five, to_five
+from gammon.model.cube import ACTIONS, RESPONSES, CubeEquities, decide_from
+from gammon.model.lookahead import FILTER_EQUITY, FILTER_PLAYS, candidates
 
 from .cube import match_met, match_score, no_double_reason
 from .plays import play_probabilities
@@ -75,7 +75,7 @@ def filter_candidates(bot, board, dice, plays, rules, most: int = FILTER_PLAYS,
 
 def _zero_ply(bot):
     """The bot at 0-ply where it is a net looking ahead (the filter is on 0-ply values)."""
-    policy = sys.modules.get("model.policy")  # loaded when a net is (no torch otherwise)
+    policy = sys.modules.get("gammon.model.policy")  # loaded when a net is (no torch otherwise)
     if policy is not None and isinstance(bot, policy.NetPolicy) and bot.plies:
         return policy.NetPolicy(bot.evaluator, 0)
     return bot
@@ -139,7 +139,7 @@ def _game_over_value(points: int, six: np.ndarray, state, settings: Settings) ->
     """The mover's value of a play that ends the game: its points (money; cubeful: times
     the cube, single under Jacoby with a centred cube), or his MWC after it."""
     if state is not None and state.length > 0:
-        from model.match_cube import match_winning_chances
+        from gammon.model.match_cube import match_winning_chances
         return float(match_winning_chances(six[None], match_score(state),
                                            match_met(state.length))[0])
     if not settings.cubeful:
@@ -211,7 +211,7 @@ def rollout_cube(bot, board: np.ndarray, settings: Settings, state=None, progres
 
 def _emg(out: dict, state) -> dict:
     """The equivalent money equities of a match rollout's MWCs (``model.match_cube``)."""
-    from model.match_cube import to_emg
+    from gammon.model.match_cube import to_emg
     score, met = match_score(state), match_met(state.length)
 
     def emg(x) -> float:
@@ -222,7 +222,7 @@ def _emg(out: dict, state) -> dict:
 
 
 def _money_state():
-    from engine.formats.matchid import MatchState
+    from gammon.engine.formats.matchid import MatchState
     return MatchState()
 
 
@@ -231,7 +231,7 @@ def _double_pass(state) -> float:
     after winning the cube's points."""
     if state is None or state.length == 0:
         return 1.0
-    from model.match_cube import match_winning_chances
+    from gammon.model.match_cube import match_winning_chances
     score = match_score(state)
     six = np.zeros((1, 6))
     six[0, 2] = 1.0  # a single win at the cube as it lies

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.cube import CubeRules
-from engine.cube_policy import CubeBot
-from engine.game import GameState, play_turn
-from engine.movegen import legal_plays
-from engine.outcomes import equity
-from engine.phase import is_race
-from engine.policy import best_per_root
+from gammon.engine.cube import CubeRules
+from gammon.engine.cube_policy import CubeBot
+from gammon.engine.game import GameState, play_turn
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import equity
+from gammon.engine.phase import is_race
+from gammon.engine.policy import best_per_root
 
 from .rollout_settings import Settings
 from .rollout_vr import distinct_rows
@@ -44,7 +44,7 @@ def cube_player(bot, settings: Settings):
     cubeful rollout, as it is otherwise."""
     if not settings.cubeful:
         return bot
-    from eval.bots.cube import with_cube
+    from gammon.eval.bots.cube import with_cube
     player = with_cube(bot, "auto", CubeRules(settings.jacoby, settings.beavers),
                        settings.efficiency)
     player.name = getattr(bot, "name", "bot")
@@ -139,7 +139,7 @@ def net_plays(player, evaluator, rules, match: bool) -> NetPlays | None:
     if match or evaluator is None or getattr(inner, "evaluator", None) is not evaluator \
             or getattr(inner, "plies", None) != 0 or getattr(inner, "score", None) is not None:
         return None
-    from model.policy import NetPolicy
+    from gammon.model.policy import NetPolicy
     return NetPlays(evaluator, rules) if type(inner) is NetPolicy else None
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.match import MatchScore
+from gammon.engine.match import MatchScore
 
 from .rollout_settings import RolloutError
 

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from engine.rules import variant as get_variant
-from model.cube import EFFICIENCY
+from gammon.engine.rules import variant as get_variant
+from gammon.model.cube import EFFICIENCY
 
 MAX_TRIALS = 1_000_000  # trials per position at most
 DEFAULT_TRIALS = 1296  # 36 x 36: every pair of first two rolls once

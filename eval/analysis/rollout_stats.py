@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.outcomes import FIVE, OUTCOME_POINTS, to_five
+from gammon.engine.outcomes import FIVE, OUTCOME_POINTS, to_five
 
 from .rollout_settings import Settings
 

@@ -28,13 +28,13 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from engine.bearoff import exact_races, settled
-from engine.cube import Cube, CubeRules
-from engine.cube_policy import tell_score
-from engine.game import GameState, Turn
-from engine.match import MatchContext, MatchScore
-from engine.outcomes import OUTCOME_POINTS, certain
-from model.cube import cubeful_equity
+from gammon.engine.bearoff import exact_races, settled
+from gammon.engine.cube import Cube, CubeRules
+from gammon.engine.cube_policy import tell_score
+from gammon.engine.game import GameState, Turn
+from gammon.engine.match import MatchContext, MatchScore
+from gammon.engine.outcomes import OUTCOME_POINTS, certain
+from gammon.model.cube import cubeful_equity
 
 from .heap import kept_heap
 from .rollout_dice import TrialDice, roll_index
@@ -77,7 +77,7 @@ class Trials:
         self.shortcut = settings.vr and plays is not None
         self.plays_itself = plays is not None and not self.rules.extra_state
         if self.match:
-            from model.match_cube import met_for
+            from gammon.model.match_cube import met_for
             self.met = met_for(MatchScore(length=int(roots.length.max())))
             # M after the game for each of the six outcomes at the position's cube
             self.m6 = np.stack([self._mwc_after(np.arange(len(roots.boards)),
@@ -89,7 +89,7 @@ class Trials:
     def _mwc_after(self, pos, outcome, value) -> np.ndarray:
         """The root player's MWC after a game whose result is ``outcome`` (0..5, the six
         from his side) at cube ``value``: (n,)."""
-        from model.match_cube import match_winning_chances
+        from gammon.model.match_cube import match_winning_chances
         p6 = np.zeros((len(pos), 6))
         p6[np.arange(len(pos)), outcome] = 1.0
         return match_winning_chances(p6, self.roots.score(pos, np.asarray(value), 0), self.met)
@@ -133,7 +133,7 @@ class Trials:
             st, pos = self.state, self.pos[slots]
             value, owner = st.cube.value[slots], st.cube.owner[slots]
             if self.match:
-                from model.match_cube import match_cube_equities
+                from gammon.model.match_cube import match_cube_equities
                 score = self.roots.score(pos, value, owner)
                 seat = st.seat[slots]
                 # the score from the player on roll's side: the root's, or its mirror
@@ -182,7 +182,7 @@ class Trials:
         that order: "outcomes" (J, 6), "cubeful" (J,) or None, "mwc" (J,) or None,
         "plies" (J,). The nets' outputs do not depend on how the trials are batched
         (``model.rows.batch_independent``)."""
-        from model.rows import batch_independent
+        from gammon.model.rows import batch_independent
         with batch_independent():
             return self._run(pos, trial)
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import outcomes
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from model.encoding import plain_boards, read_boards
-from model.lookahead import best_replies
+from gammon.engine import outcomes
+from gammon.engine.board import flip
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.model.encoding import plain_boards, read_boards
+from gammon.model.lookahead import best_replies
 
 POSITIONS_PER_CALL = 32  # positions x 21 rolls per call of best_replies (672 boards)
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,

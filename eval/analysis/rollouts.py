@@ -68,8 +68,8 @@ import time
 
 import numpy as np
 
-from engine.outcomes import OUTCOME_POINTS
-from eval.bots.cube import probability_source
+from gammon.engine.outcomes import OUTCOME_POINTS
+from gammon.eval.bots.cube import probability_source
 
 from .rollout_players import PLAY_CHUNK, NetPlays, cube_player, net_plays
 from .rollout_roots import Roots, check_positions, make_roots

@@ -7,7 +7,7 @@ that git does not ignore, edits not committed included), each compiled to byteco
 beforehand (so that neither pays for compiling in its runs, even where the environment sets
 PYTHONDONTWRITEBYTECODE, nor sees edits made while the benchmark runs).
 
-    python -m eval.bench.cli --baseline REV [--rounds 3] [--positions 1000] [--requests 200]
+    python -m gammon.eval.bench.cli --baseline REV [--rounds 3] [--positions 1000] [--requests 200]
                              [--http-bot pubeval] [--threads 1] [--seed 1] [--quick] [--json]
                              [--workloads serve_http,...]
 
@@ -71,7 +71,7 @@ import threading
 import time
 from pathlib import Path
 
-from eval.bench.revision import (REPO_ROOT, BaselineError, extract_revision, git, last_line,
+from gammon.eval.bench.revision import (REPO_ROOT, BaselineError, extract_revision, git, last_line,
                                  resolve_revision)
 PROG = "bench_cli"
 CLI = "from gammon.cli import entry; entry()"
@@ -172,8 +172,8 @@ def batch_lines(count: int, seed: int) -> list[str]:
     roll met there, in a seeded random order (not game by game)."""
     import numpy as np
 
-    from engine.formats import position
-    from engine.sample import from_random_play
+    from gammon.engine.formats import position
+    from gammon.engine.sample import from_random_play
 
     rng = np.random.default_rng(seed)
     games = max(2, count // 40 + 2)
@@ -493,7 +493,7 @@ def print_text(result: dict) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench.cli",
+    parser = argparse.ArgumentParser(prog="python -m gammon.eval.bench.cli",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", metavar="REV", required=True,
                         help="the git revision (commit, tag or branch of this repository) "

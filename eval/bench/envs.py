@@ -2,7 +2,7 @@
 native vector env (``gammon.envs``), pgx's backgammon on JAX's CPU backend, and the bare
 game loop.
 
-    python -m eval.bench.envs [--batch 1024] [--seconds 30] [--core 0] [--skip-pgx] [--json]
+    python -m gammon.eval.bench.envs [--batch 1024] [--seconds 30] [--core 0] [--skip-pgx] [--json]
 
 Three measurements, each in a process of its own, one after the other, pinned to one core
 (``--core``, by the scheduler's affinity) with every thread pool at one thread
@@ -47,7 +47,7 @@ THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS
 def engine_rate(batch: int, seconds: float, seed: int) -> dict:
     """The bare game loop: ``engine.game.play`` of ``batch`` games between two random
     policies, again and again for ``seconds``."""
-    from engine.game import play, random_policy
+    from gammon.engine.game import play, random_policy
     rng = np.random.default_rng(seed)
     policy = random_policy(rng)
     play((policy, policy), batch, rng)  # warm-up
@@ -62,7 +62,7 @@ def engine_rate(batch: int, seconds: float, seed: int) -> dict:
 
 def match_rate(games: int, seed: int) -> dict:
     """``gammon match random random --games N`` without its printing."""
-    from eval.playing.match import run_match
+    from gammon.eval.playing.match import run_match
     cpu = time.process_time()
     result = run_match("random", "random", games, seed=seed, progress=False)
     cpu = time.process_time() - cpu
@@ -129,7 +129,7 @@ def child(argv: list[str], core: int | None) -> dict:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench.envs",
+    parser = argparse.ArgumentParser(prog="python -m gammon.eval.bench.envs",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--batch", type=int, default=1024, help="games played at once")
     parser.add_argument("--seconds", type=float, default=30.0, help="time measured, each")
@@ -151,10 +151,10 @@ def main(argv=None) -> None:
               "--seed", str(args.seed)]
     rows = [child(["-m", "gammon.envs.speed", *common, "--warmup-steps", str(args.warmup)],
                   args.core),
-            child(["-m", "eval.bench.envs", "--child", "engine", *common], args.core),
-            child(["-m", "eval.bench.envs", "--child", "match", *common], args.core)]
+            child(["-m", "gammon.eval.bench.envs", "--child", "engine", *common], args.core),
+            child(["-m", "gammon.eval.bench.envs", "--child", "match", *common], args.core)]
     if not args.skip_pgx:
-        rows.append(child(["-m", "eval.bench.envs", "--child", "pgx", *common,
+        rows.append(child(["-m", "gammon.eval.bench.envs", "--child", "pgx", *common,
                            "--warmup", str(args.warmup)], args.core))
     report(rows, args.json)
 

@@ -8,7 +8,7 @@ same positions at every batch size, the two taking turns (``--rounds`` slices of
 ``--seconds / --rounds`` each, ABBA order) so that a noisy machine slows both alike; the
 ratios current/baseline and each against gnubg-nn's C generator are printed per batch size.
 
-    python -m eval.bench.movegen [--seconds 2] [--games 200] [--seed 1] [--json]
+    python -m gammon.eval.bench.movegen [--seconds 2] [--games 200] [--seed 1] [--json]
                                  [--baseline REV] [--rounds 5]
 """
 
@@ -29,12 +29,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the targets are st
 
 import numpy as np  # noqa: E402
 
-from engine import reference  # noqa: E402
-from engine.formats import posid  # noqa: E402
-from engine.movegen import legal_plays  # noqa: E402
-from engine.rules import STANDARD, VARIANTS, variant  # noqa: E402
-from engine.sample import from_random_play  # noqa: E402
-from eval.bench.revision import (BaselineError, extract_revision,  # noqa: E402
+from gammon.engine import reference  # noqa: E402
+from gammon.engine.formats import posid  # noqa: E402
+from gammon.engine.movegen import legal_plays  # noqa: E402
+from gammon.engine.rules import STANDARD, VARIANTS, variant  # noqa: E402
+from gammon.engine.sample import from_random_play  # noqa: E402
+from gammon.eval.bench.revision import (BaselineError, extract_revision,  # noqa: E402
                                  resolve_revision)
 
 BATCHES = (1, 64, 1024, 8192)

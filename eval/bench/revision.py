@@ -6,6 +6,7 @@ benchmarks (``eval.bench.movegen``, ``eval.bench.cli``, ``train.bench``)."""
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import tarfile
 from pathlib import Path
@@ -60,3 +61,14 @@ def extract_revision(commit: str, into: Path, root: Path = REPO_ROOT,
         else:
             tar.extractall(into)
     return into
+
+
+def in_tree_names(code: str, tree: Path) -> str:
+    """``code`` (module names, or a script importing them) as the source tree ``tree``
+    names its modules: ``gammon.engine``... in a tree with one installed name (its
+    pyproject.toml maps ``gammon.engine`` to ``engine/``), the bare ``engine``, ``model``,
+    ``train`` and ``eval`` of the revisions before it."""
+    pyproject = Path(tree) / "pyproject.toml"
+    if pyproject.is_file() and '"gammon.engine" = "engine"' in pyproject.read_text():
+        return code
+    return re.sub(r"\bgammon\.(engine|model|train|eval)\b", r"\1", code)

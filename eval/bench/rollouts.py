@@ -1,7 +1,7 @@
 """Benchmark of rollouts and of what they spend their time on, today's code against an older
 git revision's, side by side on one machine.
 
-    python -m eval.bench.rollouts [--baseline REV] [--rounds 3] [--trials 1296] [--vr]
+    python -m gammon.eval.bench.rollouts [--baseline REV] [--rounds 3] [--trials 1296] [--vr]
                                   [--positions 3] [--batch 64] [--batch-trials 144]
                                   [--parts rollout,batch,features,evaluator] [--json]
 
@@ -41,7 +41,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from eval.bench.revision import BaselineError, extract_revision, resolve_revision
+from gammon.eval.bench.revision import (BaselineError, extract_revision, in_tree_names,
+                                        resolve_revision)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PARTS = ("rollout", "batch", "features", "evaluator")
@@ -53,20 +54,20 @@ import hashlib, json, sys, time
 import numpy as np
 import torch
 torch.set_num_threads(1)
-from engine.formats.posid import decode
-from eval.bots.registry import make_bot
-from eval.analysis.rollouts import Settings, rollout
-from eval.gnubg.rollouts import load, speed_positions
-from model.features import feature_rows
-from model.rows import batch_independent
-from engine.board import flip
+from gammon.engine.formats.posid import decode
+from gammon.eval.bots.registry import make_bot
+from gammon.eval.analysis.rollouts import Settings, rollout
+from gammon.eval.gnubg.rollouts import load, speed_positions
+from gammon.model.features import feature_rows
+from gammon.model.rows import batch_independent
+from gammon.engine.board import flip
 
 bot = make_bot("net:")
 cache = {}
 
 def boards_of(job):
     if "boards" not in cache:
-        from engine.game import play
+        from gammon.engine.game import play
         seen = []
         play((bot, bot), max(64, job["boards"] // 40), np.random.default_rng(job["seed"]),
              on_position=lambda b, d: seen.append(b.copy()))
@@ -100,7 +101,7 @@ for line in sys.stdin:
                "phases": [r["phase"] for r in rows], "digest": digest(*parts)}
     elif job["part"] == "batch":
         if "batch" not in cache:
-            from eval.reports.rollout_check import play_positions
+            from gammon.eval.reports.rollout_check import play_positions
             cache["batch"] = play_positions(bot, 2 * job["batch"], job["seed"])[:job["batch"]]
         boards = cache["batch"]
         start = time.perf_counter()
@@ -135,7 +136,8 @@ class Worker:
     def __init__(self, root: Path, label: str):
         env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(root))
         self.label = label
-        self.process = subprocess.Popen([sys.executable, "-c", WORKER], cwd=root, env=env,
+        self.process = subprocess.Popen([sys.executable, "-c", in_tree_names(WORKER, root)],
+                                        cwd=root, env=env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         text=True)
         self._answer()
@@ -197,7 +199,7 @@ def summary(results: dict) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m eval.bench.rollouts", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m gammon.eval.bench.rollouts", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--baseline", metavar="REV", help="an older revision to time beside today's")
     p.add_argument("--rounds", type=int, default=3, help="rounds of turns (default 3)")

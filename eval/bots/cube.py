@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.cube import CubeRules
-from engine.cube_policy import CubeBot, NeverDouble
+from gammon.engine.cube import CubeRules
+from gammon.engine.cube_policy import CubeBot, NeverDouble
 
-from eval.bots.race_cube import KeithCube
+from gammon.eval.bots.race_cube import KeithCube
 
 KINDS = ("auto", "heads", "race", "never")
 NEVER_PREFIX = "nodouble:"
@@ -33,7 +33,7 @@ def probability_source(bot):
     evaluator = getattr(bot, "evaluator", None)  # a net (model.policy.NetPolicy)
     if evaluator is not None:
         return evaluator
-    from eval.bots.gnubg import GnubgBot  # gnubg_nn itself is imported only by a GnubgBot
+    from gammon.eval.bots.gnubg import GnubgBot  # gnubg_nn itself is imported only by a GnubgBot
     if isinstance(bot, GnubgBot):
         return _gnubg_probabilities(bot._g)
     return None
@@ -41,7 +41,7 @@ def probability_source(bot):
 
 def _gnubg_probabilities(g):
     """gnubg's 0-ply five outputs of boards before the roll, player on roll: (N, 5)."""
-    from eval.bots.gnubg import gnubg_board
+    from gammon.eval.bots.gnubg import gnubg_board
 
     def evaluate(boards: np.ndarray) -> np.ndarray:
         return np.array([g.probabilities(gnubg_board(b), 0) for b in boards],
@@ -65,8 +65,8 @@ def cube_strategy(bot, kind: str = "auto", rules: CubeRules = CubeRules(),
             raise ValueError(f"the bot {getattr(bot, 'name', bot)!r} estimates no "
                              f"probabilities: cube heads need net:PATH or gnubg")
         return KeithCube()
-    from model.cube import EFFICIENCY
-    from model.cube_player import HeadsCube
+    from gammon.model.cube import EFFICIENCY
+    from gammon.model.cube_player import HeadsCube
     return HeadsCube(source, EFFICIENCY if efficiency is None else efficiency,
                      rules.jacoby, rules.beavers)
 

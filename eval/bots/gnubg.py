@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import flip
-from engine.outcomes import equity_of_five
-from engine.movegen import Plays
+from gammon.engine.board import flip
+from gammon.engine.outcomes import equity_of_five
+from gammon.engine.movegen import Plays
 
-from eval.bots.simple import Bot
+from gammon.eval.bots.simple import Bot
 
 
 def _import_gnubg_nn():

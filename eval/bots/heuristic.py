@@ -38,12 +38,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.movegen import Plays
-from engine.shots import cell_masks, opponent_shots, shot_masks, shot_rolls
+from gammon.engine.movegen import Plays
+from gammon.engine.shots import cell_masks, opponent_shots, shot_masks, shot_rolls
 
-from eval.bots.simple import Bot
-from engine.phase import is_race
-from eval.bots.racer import race_scores, weighted_rows
+from gammon.eval.bots.simple import Bot
+from gammon.engine.phase import is_race
+from gammon.eval.bots.racer import race_scores, weighted_rows
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from typing import Callable
 
 import numpy as np
 
-from engine.policy import Bot
-from engine.rules.nuclear import THEIRS, explode
+from gammon.engine.policy import Bot
+from gammon.engine.rules.nuclear import THEIRS, explode
 
 MARGIN = 55.0  # weighted pips a detonation must gain before the heuristic fires
 BOARD_WEIGHT = 1 / 3  # extra share of a blot's loss per point made in the board it enters

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from eval.bots.heuristic import WEIGHTS, HeuristicBot, Weights
+from gammon.eval.bots.heuristic import WEIGHTS, HeuristicBot, Weights
 
 PLAN_BOTS = ("runner", "holder", "blocker", "attacker")
 
@@ -71,7 +71,7 @@ def plan_measures(before: np.ndarray, after: np.ndarray) -> dict[str, np.ndarray
     blocker:  the longest run of made points
     attacker: opponent checkers sent to the bar by the play (hits)
     """
-    from engine.plan import longest_run
+    from gammon.engine.plan import longest_run
     b = np.asarray(after, dtype=np.int16)
     mine, theirs = np.maximum(b, 0), np.maximum(-b, 0)
     points = np.arange(26)

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.movegen import Plays
-from engine.phase import is_race, race_of_cells
-from engine.policy import best_per_root
-from engine.rules import STANDARD
+from gammon.engine.movegen import Plays
+from gammon.engine.phase import is_race, race_of_cells
+from gammon.engine.policy import best_per_root
+from gammon.engine.rules import STANDARD
 
 # fmt: off
 # Tesauro's published contact weights (pubeval.c, "wc"): 24 points x 5 units, bar, off.

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import flip
-from engine.match import ToldScore
+from gammon.engine.board import flip
+from gammon.engine.match import ToldScore
 
-from engine.phase import is_race
+from gammon.engine.phase import is_race
 
 DOUBLE_WITHIN = 4.0  # pips: roller's adjusted count minus the opponent's, centred cube
 REDOUBLE_WITHIN = 3.0  # the same when the roller owns the cube

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.movegen import Plays
+from gammon.engine.movegen import Plays
 
-from eval.bots.simple import Bot
-from engine.phase import is_race
+from gammon.eval.bots.simple import Bot
+from gammon.engine.phase import is_race
 
 W_OFF = 8.0  # pips per checker borne off: more than any shape term, so bearing off comes first
 W_CROSS = 1.0  # pips per quarter boundary still to cross

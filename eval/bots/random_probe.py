@@ -7,7 +7,7 @@ legal results of a network's 0-ply value (a result that ends the game by its poi
 fair player knows that much about its opponent, so its score against ``random`` bounds
 from above, in practice, what a trained network can reach there.
 
-    python -m eval.bots.random_probe --variant hypergammon --games 4000 --seed 2026
+    python -m gammon.eval.bots.random_probe --variant hypergammon --games 4000 --seed 2026
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import sys
 
 import numpy as np
 
-from engine import outcomes
-from engine.board import flip
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.movegen import legal_plays
-from engine.outcomes import equity, flip_outcomes
-from engine.policy import Bot
+from gammon.engine import outcomes
+from gammon.engine.board import flip
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import equity, flip_outcomes
+from gammon.engine.policy import Bot
 
 
 class RandomExploit(Bot):
@@ -60,22 +60,22 @@ class RandomExploit(Bot):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bots.random_probe", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m gammon.eval.bots.random_probe", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variant", default="hypergammon")
     parser.add_argument("--games", type=int, default=4000, help="paired games (even)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--net", default="", help="checkpoint (default: the variant's shipped)")
     args = parser.parse_args(argv)
-    from model.player import load_net_bot
+    from gammon.model.player import load_net_bot
 
-    from eval.playing.match import run_match
+    from gammon.eval.playing.match import run_match
     try:
         net = load_net_bot(args.net or None, args.variant)
         result = run_match(RandomExploit(net.evaluator), "random", args.games, seed=args.seed,
                            variant=args.variant, progress=sys.stderr.isatty())
     except (ValueError, OSError) as e:
-        print(f"python -m eval.bots.random_probe: {e}", file=sys.stderr)
+        print(f"python -m gammon.eval.bots.random_probe: {e}", file=sys.stderr)
         return 2
     wins = float((result.points > 0).mean())
     half = 1.96 * np.sqrt(wins * (1 - wins) / len(result.points))

@@ -17,7 +17,7 @@ work without torch, gnubg-nn or the bots still being written.
 
 from __future__ import annotations
 
-from eval.bots.simple import Bot, PubevalBot, RandomBot
+from gammon.eval.bots.simple import Bot, PubevalBot, RandomBot
 
 NAMES = ("random", "pubeval", "racer", "heuristic", "runner", "holder", "blocker", "attacker",
          "gnubg")
@@ -46,25 +46,25 @@ def make_bot(name: str, seed: int | None = None, variant: str = "standard",
     returned as it always was. Raises ValueError for an unknown name (listing the valid
     ones) and BotUnavailable when the bot's package cannot be imported.
     """
-    from eval.bots.cube import NEVER_PREFIX
+    from gammon.eval.bots.cube import NEVER_PREFIX
     if not isinstance(name, str):
         raise ValueError(f"a bot name is a string, got {type(name).__name__}")
     if name.startswith(NEVER_PREFIX + NEVER_PREFIX):
         raise ValueError(f"{NEVER_PREFIX} is given once: {NEVER_PREFIX}NAME, NAME not itself "
                          f"{NEVER_PREFIX}...; valid: {valid_names()}")
     if name.startswith(NEVER_PREFIX) or cube is not None:
-        from engine.cube import CubeRules
-        from eval.bots.cube import with_cube
+        from gammon.engine.cube import CubeRules
+        from gammon.eval.bots.cube import with_cube
         inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
         kind = "never" if name.startswith(NEVER_PREFIX) else cube
         bot = with_cube(make_bot(inner, seed, variant), kind, rules or CubeRules())
         bot.name = name
         return bot
-    from engine.rules import variant as get_variant
+    from gammon.engine.rules import variant as get_variant
     rules = get_variant(variant)  # also checks the variant name
     bot = _checker_bot(name, seed, variant, rules.checkers)
     if "bomb" in rules.extra_state:
-        from eval.bots.nuclear import with_bomb
+        from gammon.eval.bots.nuclear import with_bomb
         bot = with_bomb(bot)
     return bot
 
@@ -72,7 +72,7 @@ def make_bot(name: str, seed: int | None = None, variant: str = "standard",
 def draws_numbers(name: str) -> bool:
     """Whether the bot ``name`` draws random numbers (and so depends on its seed): the
     ``random`` bot, with or without the ``nodouble:`` prefix."""
-    from eval.bots.cube import NEVER_PREFIX
+    from gammon.eval.bots.cube import NEVER_PREFIX
     return name.removeprefix(NEVER_PREFIX) == "random"
 
 
@@ -85,7 +85,7 @@ def _checker_bot(name: str, seed: int | None, variant: str, checkers: int) -> Bo
         return RandomBot(seed)
     if name == "pubeval":
         if variant == "plakoto":  # pinned checkers: pubeval sees the checkers on top
-            from eval.bots.simple import PlakotoPubevalBot
+            from gammon.eval.bots.simple import PlakotoPubevalBot
             return PlakotoPubevalBot(checkers)
         return PubevalBot(checkers)
     if name == "racer":
@@ -120,7 +120,7 @@ def _gnubg_bot(checkers: int) -> Bot:
     """GNU Backgammon at 0 ply, when gnubg-nn is installed; only 15-checker variants."""
     if checkers != 15:
         raise ValueError("the gnubg bot plays only 15-checker variants (gnubg's nets)")
-    from eval.bots.gnubg import GnubgBot
+    from gammon.eval.bots.gnubg import GnubgBot
     try:
         return GnubgBot()
     except ImportError as e:
@@ -155,7 +155,7 @@ def _net_bot(path: str | None, variant: str, plies: int = 0) -> Bot:
     """A trained network's bot from ``model.player.load_net_bot`` (default net for None),
     looking ``plies`` ahead."""
     try:
-        from model.player import load_net_bot
+        from gammon.model.player import load_net_bot
     except ImportError as e:
         raise BotUnavailable(
             f"net players need the model package (model.player.load_net_bot): {e}"

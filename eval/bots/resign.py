@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import flip
-from engine.outcomes import equity, equity_of_five, flip_outcomes, to_five
-from engine.rules import Rules, variant as get_variant
+from gammon.engine.board import flip
+from gammon.engine.outcomes import equity, equity_of_five, flip_outcomes, to_five
+from gammon.engine.rules import Rules, variant as get_variant
 
-from eval.bots.cube import probability_source
+from gammon.eval.bots.cube import probability_source
 
 
 def resign_levels(board: np.ndarray, rules: Rules | str = "standard") -> int:

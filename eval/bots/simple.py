@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.policy import Bot, best_per_root
+from gammon.engine.policy import Bot, best_per_root
 
 __all__ = ["Bot", "best_per_root", "RandomBot", "PubevalBot"]
 
@@ -29,8 +29,8 @@ class PubevalBot(Bot):
     score_label = "pubeval score"
 
     def __init__(self, checkers: int = 15):
-        from engine.phase import is_race
-        from eval.bots.pubeval import pubeval_policy, pubeval_scores
+        from gammon.engine.phase import is_race
+        from gammon.eval.bots.pubeval import pubeval_policy, pubeval_scores
         self.checkers = checkers
         self._is_race, self._scores = is_race, pubeval_scores
         self._policy = pubeval_policy(checkers)
@@ -49,7 +49,7 @@ class PlakotoPubevalBot(PubevalBot):
     the first on a tie (gnubg's move order is standard backgammon's)."""
 
     def _plain(self, boards):
-        from engine.rules.plakoto import PIN
+        from gammon.engine.rules.plakoto import PIN
         import numpy as np
         v = np.asarray(boards, dtype=np.int8)
         return (np.sign(v) * (np.abs(v) & np.int8(PIN - 1))).astype(np.int8)

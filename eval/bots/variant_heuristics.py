@@ -32,15 +32,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.movegen import Plays
-from engine.policy import Bot
-from engine.rules import PLAKOTO, SUDDENDEATH, variant as get_variant
-from engine.rules.plakoto import PIN
+from gammon.engine.movegen import Plays
+from gammon.engine.policy import Bot
+from gammon.engine.rules import PLAKOTO, SUDDENDEATH, variant as get_variant
+from gammon.engine.rules.plakoto import PIN
 
-from eval.bots.heuristic import (WEIGHTS, HeuristicBot, Weights, _longest_run, contact_scores,
+from gammon.eval.bots.heuristic import (WEIGHTS, HeuristicBot, Weights, _longest_run, contact_scores,
                         opponent_shots)
-from engine.phase import is_race
-from eval.bots.racer import race_scores, weighted_rows
+from gammon.engine.phase import is_race
+from gammon.eval.bots.racer import race_scores, weighted_rows
 
 # --- sudden death -----------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """A checker-play benchmark judged by GNU Backgammon at 2-ply.
 
-    python -m eval.gnubg.benchmark                      # net: (the shipped net), gnubg, pubeval
-    python -m eval.gnubg.benchmark --bot net:@1 --bot heuristic --json
-    python -m eval.gnubg.benchmark --generate --seed 1  # rebuild the data file (needs gnubg-nn)
+    python -m gammon.eval.gnubg.benchmark                      # net: (the shipped net), gnubg, pubeval
+    python -m gammon.eval.gnubg.benchmark --bot net:@1 --bot heuristic --json
+    python -m gammon.eval.gnubg.benchmark --generate --seed 1  # rebuild the data file (needs gnubg-nn)
 
 The data (``eval/gnubg/data/gnubg_benchmark.npz``, committed) is a set of checker-play decisions:
 a position from the mover's view, the roll, every distinct legal result (afterstate) of
@@ -60,13 +60,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import BAR, OPP_BAR, flip, on_board
-from engine.dice import opening_roll
-from engine.movegen import Plays, legal_plays
-from engine.outcomes import equity_of_five
-from engine.rules import variant
-from engine.files import WriteError, write_atomic
-from eval.gnubg.cli import OneLineParser, UsageError, first_line
+from gammon.engine.board import BAR, OPP_BAR, flip, on_board
+from gammon.engine.dice import opening_roll
+from gammon.engine.movegen import Plays, legal_plays
+from gammon.engine.outcomes import equity_of_five
+from gammon.engine.rules import variant
+from gammon.engine.files import WriteError, write_atomic
+from gammon.eval.gnubg.cli import OneLineParser, UsageError, first_line
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "gnubg_benchmark.npz"
 FORMAT = 1  # version of the data file's layout
@@ -85,7 +85,7 @@ CHUNK = 64  # decisions a bot is asked about per call
 Z95 = 1.959963984540054
 MP = 1000.0  # millipoints per point of equity
 KEYS = ("boards", "dice", "phase", "counts", "afterstates", "equity", "meta")
-GENERATE_COMMAND = "python -m eval.gnubg.benchmark --generate --seed {seed} --positions {n}"
+GENERATE_COMMAND = "python -m gammon.eval.gnubg.benchmark --generate --seed {seed} --positions {n}"
 RULES = variant("standard")
 
 
@@ -340,7 +340,7 @@ def bot_names(asked: list[str] | None) -> list[str]:
 def make_bots(names: list[str], seed: int = 0) -> tuple[dict, list[str]]:
     """The bots by name, and notes for reference bots that can't be made here (gnubg
     without gnubg-nn). UsageError for a bot asked for that is unknown or unavailable."""
-    from eval.bots.registry import BotUnavailable, make_bot
+    from gammon.eval.bots.registry import BotUnavailable, make_bot
     bots, notes = {}, []
     for name in names:
         try:
@@ -433,7 +433,7 @@ def gnubg_nn_module():
 def phase_of(g, board: np.ndarray) -> int:
     """gnubg's class of a position (mover on roll) as an index into PHASES; gnubg's
     bear-off classes count as race."""
-    from eval.bots.gnubg import gnubg_board
+    from gammon.eval.bots.gnubg import gnubg_board
     c = g.classify(gnubg_board(board))
     if c == g.c_contact:
         return PHASES.index("contact")
@@ -447,7 +447,7 @@ def phase_of(g, board: np.ndarray) -> int:
 def two_ply_equities(g, afterstates: np.ndarray, plies: int = PLIES) -> np.ndarray:
     """gnubg's ``plies``-ply cubeless money equity of each afterstate (K, 26) for the
     player who moved: (K,) float64 (see the module's docstring for what is computed)."""
-    from eval.bots.gnubg import gnubg_board
+    from gammon.eval.bots.gnubg import gnubg_board
     out = np.empty(len(afterstates))
     for i, after in enumerate(afterstates):
         p = g.probabilities(gnubg_board(flip(after)), plies)  # the opponent's view
@@ -459,8 +459,8 @@ def selfplay_batch(g, rng: np.random.Generator, games: int) -> tuple[np.ndarray,
     """Play ``games`` games of gnubg 0-ply against itself in lock-step; every decision
     with at least two distinct results: boards (M, 26) int8, dice (M, 2) int8 (high die
     first) and phase (M,) int8."""
-    from engine.dice import roll
-    from eval.bots.gnubg import GnubgBot
+    from gammon.engine.dice import roll
+    from gammon.eval.bots.gnubg import GnubgBot
     bot = GnubgBot()
     boards = RULES.start_boards(games)  # (G, 26) int8
     live = np.arange(games)
@@ -565,7 +565,7 @@ def _gnubg_nn_version() -> str:
 
 def parser() -> argparse.ArgumentParser:
     """The command line's options."""
-    p = OneLineParser(prog="python -m eval.gnubg.benchmark",
+    p = OneLineParser(prog="python -m gammon.eval.gnubg.benchmark",
                 description="Checker play judged by GNU Backgammon at 2-ply: mean equity "
                             "loss per decision (millipoints), by phase, with gnubg 0-ply "
                             "and pubeval as reference rows.")

@@ -40,8 +40,8 @@ def probability_bot(name: str, seed: int | None = None):
     ``bot NAME: why`` for a name that is no bot, a bot that cannot be made here (a
     missing or bad checkpoint, gnubg without gnubg-nn) and a bot without probabilities.
     ``net:PATH@N`` looks N plies ahead (the bot's ``plies``)."""
-    from eval.bots.cube import NEVER_PREFIX, probability_source
-    from eval.bots.registry import NAMES, NET_PREFIX, BotUnavailable, make_bot, valid_names
+    from gammon.eval.bots.cube import NEVER_PREFIX, probability_source
+    from gammon.eval.bots.registry import NAMES, NET_PREFIX, BotUnavailable, make_bot, valid_names
     inner = name[len(NEVER_PREFIX):] if name.startswith(NEVER_PREFIX) else name
     if inner not in NAMES and not inner.startswith(NET_PREFIX):
         why = f"unknown bot {quote(name)}; valid: {valid_names()}"

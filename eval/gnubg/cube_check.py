@@ -1,8 +1,8 @@
 """Money cube decisions checked against GNU Backgammon 1.07 at 2-ply.
 
-    python -m eval.gnubg.cube_check                     # net: (the shipped net)
-    python -m eval.gnubg.cube_check --bot gnubg --margin 0.1 --json   # gnubg-nn 0-ply
-    python -m eval.gnubg.cube_check --generate --seed 1 --positions 600   # needs gnubg
+    python -m gammon.eval.gnubg.cube_check                     # net: (the shipped net)
+    python -m gammon.eval.gnubg.cube_check --bot gnubg --margin 0.1 --json   # gnubg-nn 0-ply
+    python -m gammon.eval.gnubg.cube_check --generate --seed 1 --positions 600   # needs gnubg
 
 The data (``eval/gnubg/data/gnubg_cube.jsonl``, committed) is a set of money positions before
 the roll, centred cube, the player on roll free to double, each with what the program GNU
@@ -50,9 +50,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.files import WriteError, write_atomic
-from eval.gnubg.cli import OneLineParser, UsageError, first_line, probability_bot
-from eval.gnubg.driver import (
+from gammon.engine.files import WriteError, write_atomic
+from gammon.eval.gnubg.cli import OneLineParser, UsageError, first_line, probability_bot
+from gammon.eval.gnubg.driver import (
     GnubgError,
     evaluate_in_chunks,
     find_gnubg,
@@ -75,7 +75,7 @@ GAMES = 300  # games of gnubg-nn against pubeval whose positions are the candida
 CHUNK = 100  # positions per gnubg process
 WORST = 10  # disagreements listed
 REFERENCE = "heads(gnubg)"  # the reference row: our cube heads on gnubg's probabilities
-GENERATE_COMMAND = "python -m eval.gnubg.cube_check --generate --seed {seed} --positions {n}"
+GENERATE_COMMAND = "python -m gammon.eval.gnubg.cube_check --generate --seed {seed} --positions {n}"
 GNUBG_SETTINGS = (
     "set sound enable off",
     "set player 0 human",  # nobody moves or rolls by itself
@@ -217,7 +217,7 @@ def check(data: CubeData, path: Path | str = "data") -> None:
 def first_problem(problems: list[tuple[bool, str]], posids: list[str], path, what: str) -> None:
     """CubeDataError for the first of ``problems`` (bad, why) that is bad, else for the
     first Position ID that does not decode: '{path}: damaged {what}: why'."""
-    from engine.formats.posid import decode
+    from gammon.engine.formats.posid import decode
     for bad, why in problems:
         if bad:
             raise CubeDataError(f"{path}: damaged {what}: {why}")
@@ -312,9 +312,9 @@ def bot_analysis(name: str, posids: list[str], seed: int | None = None) -> list[
     """``gammon cube``'s analysis of each position by the bot ``name`` (its defaults:
     efficiency 0.68, no Jacoby, no beavers): ``eval.analysis.cube.analyze_cube``'s dicts.
     UsageError for a bot that is unknown or has no probabilities."""
-    from engine.formats.posid import decode
-    from eval.analysis.cube import analyze_cube
-    from model.cube import EFFICIENCY
+    from gammon.engine.formats.posid import decode
+    from gammon.eval.analysis.cube import analyze_cube
+    from gammon.model.cube import EFFICIENCY
     bot, evaluate = probability_bot(name, seed)
     boards = np.stack([decode(p) for p in posids])  # (N, 26) int8
     return analyze_cube(evaluate, boards, EFFICIENCY, False, False,
@@ -337,9 +337,9 @@ def agreement(same: np.ndarray, judged: np.ndarray) -> dict:
 def reference_analysis(data: CubeData) -> list[dict]:
     """Our cube heads (``analyze_cube``, ``gammon cube``'s defaults) on gnubg's own 2-ply
     cubeless probabilities: what the cube model alone makes of gnubg's estimates."""
-    from engine.formats.posid import decode
-    from eval.analysis.cube import analyze_cube
-    from model.cube import EFFICIENCY
+    from gammon.engine.formats.posid import decode
+    from gammon.eval.analysis.cube import analyze_cube
+    from gammon.model.cube import EFFICIENCY
     boards = np.stack([decode(p) for p in data.posids])  # (N, 26) int8
     return analyze_cube(lambda _: data.probabilities, boards, EFFICIENCY, False, False)
 
@@ -481,11 +481,11 @@ def candidate_positions(games: int, seed: int) -> np.ndarray:
     """Every distinct position before a roll (player on roll's view) in ``games`` games of
     gnubg-nn's 0-ply player against pubeval, seeded, both in play: (M, 26) int8 in
     first-seen order."""
-    from engine.board import on_board
-    from engine.game import play
+    from gammon.engine.board import on_board
+    from gammon.engine.game import play
 
-    from eval.bots.simple import PubevalBot
-    from eval.bots.gnubg import GnubgBot
+    from gammon.eval.bots.simple import PubevalBot
+    from gammon.eval.bots.gnubg import GnubgBot
     seen = []
     play((GnubgBot(), PubevalBot()), games, np.random.default_rng(seed),
          on_position=lambda b, d: seen.append(b.copy()))
@@ -498,10 +498,10 @@ def candidate_positions(games: int, seed: int) -> np.ndarray:
 
 def nn_equities(boards: np.ndarray) -> np.ndarray:
     """gnubg-nn's 0-ply cubeless equity of each position for the player on roll: (M,)."""
-    from engine.outcomes import equity_of_five
+    from gammon.engine.outcomes import equity_of_five
 
-    from eval.bots.cube import _gnubg_probabilities
-    from eval.bots.gnubg import _import_gnubg_nn
+    from gammon.eval.bots.cube import _gnubg_probabilities
+    from gammon.eval.bots.gnubg import _import_gnubg_nn
     return equity_of_five(_gnubg_probabilities(_import_gnubg_nn())(boards))
 
 
@@ -521,7 +521,7 @@ def generate(n: int = DEFAULT_POSITIONS, seed: int = DEFAULT_SEED, games: int = 
              gnubg: str | None = None, log=None) -> tuple[CubeData, list[str]]:
     """Draw n positions (see the module doc) and have gnubg analyse each at 2-ply: the
     data and notes on positions gnubg left out."""
-    from engine.formats.posid import encode
+    from gammon.engine.formats.posid import encode
     program = gnubg or find_gnubg()
     version = gnubg_version(program)
     start = time.perf_counter()
@@ -570,7 +570,7 @@ def check_options(prog: str, description: str, unit: str, data_path: Path, data_
 
 def parser() -> argparse.ArgumentParser:
     """The command line's options."""
-    p = check_options("python -m eval.gnubg.cube_check",
+    p = check_options("python -m gammon.eval.gnubg.cube_check",
                       "Money cube decisions (double / no double, take / pass) of a bot "
                       "against GNU Backgammon 1.07 at 2-ply, on the clear-cut ones.",
                       "equity", DATA_PATH, "cube data", "draw positions and have gnubg "

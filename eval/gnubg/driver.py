@@ -40,7 +40,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
-from eval.gnubg.cli import first_line
+from gammon.eval.gnubg.cli import first_line
 
 GNUBG_NAMES = ("gnubg", "/usr/games/gnubg")  # on PATH, else where Debian puts it
 SECONDS = 600  # a gnubg process taking longer than this is stopped

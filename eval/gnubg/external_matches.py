@@ -8,7 +8,7 @@ answers and errors), every play of every exported game replays legally
 (``engine.formats.matfile.replay``) and every match ends with one player at L points or
 more. Reports our bot's match wins, the points and games, and the cube actions.
 
-    python -m eval.gnubg.external_matches [--matches 50] [--length 5] [--bot net:]
+    python -m gammon.eval.gnubg.external_matches [--matches 50] [--length 5] [--bot net:]
                                           [--seed 1] [--out DIR] [--json]
 
 Needs Debian's gnubg (``apt-get install gnubg``); the whole run is one gnubg process
@@ -33,8 +33,8 @@ import threading
 import time
 from pathlib import Path
 
-from eval.gnubg.cli import first_line
-from eval.gnubg.driver import GnubgError, find_gnubg, run_gnubg
+from gammon.eval.gnubg.cli import first_line
+from gammon.eval.gnubg.driver import GnubgError, find_gnubg, run_gnubg
 
 ROOT = Path(__file__).resolve().parents[2]  # the source tree the server is run from
 SERVER_TIMEOUT = 600  # the server's --timeout: seconds gnubg may take between two lines
@@ -160,7 +160,7 @@ def run(bot_name: str, matches: int, length: int, seed: int, out: Path,
     RuntimeError without gnubg; ServerError when the server does not start (a bad bot
     name: its one-line error); GnubgError when gnubg cannot run or takes over ``timeout``
     seconds."""
-    from engine.formats.matfile import DOUBLE, DROP, TAKE, parse_match, replay
+    from gammon.engine.formats.matfile import DOUBLE, DROP, TAKE, parse_match, replay
     gnubg = find_gnubg()
     if gnubg is None:
         raise RuntimeError("GNU Backgammon is not installed (apt-get install gnubg)")
@@ -269,7 +269,7 @@ def _exit_on_sigterm():
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m eval.gnubg.external_matches",
+    p = argparse.ArgumentParser(prog="python -m gammon.eval.gnubg.external_matches",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--matches", type=int, default=50, help="matches to play (default 50)")
     p.add_argument("--length", type=int, default=5, help="points per match (default 5)")

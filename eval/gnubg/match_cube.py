@@ -1,8 +1,8 @@
 """Match cube decisions (at the score) checked against GNU Backgammon 1.07 at 2-ply.
 
-    python -m eval.gnubg.match_cube                          # net: (the shipped net)
-    python -m eval.gnubg.match_cube --bot gnubg --json       # gnubg-nn 0-ply
-    python -m eval.gnubg.match_cube --generate --seed 1      # needs gnubg (not gnubg-nn)
+    python -m gammon.eval.gnubg.match_cube                          # net: (the shipped net)
+    python -m gammon.eval.gnubg.match_cube --bot gnubg --json       # gnubg-nn 0-ply
+    python -m gammon.eval.gnubg.match_cube --generate --seed 1      # needs gnubg (not gnubg-nn)
 
 The data (``eval/gnubg/data/gnubg_match_cube.jsonl``, committed) is the money positions of
 ``eval/gnubg/data/gnubg_cube.jsonl`` (``eval.gnubg.cube_check``) placed at match scores: each
@@ -62,11 +62,11 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.gnubg import cube_check as gc
-from engine.files import WriteError, write_atomic
-from eval.gnubg.cli import UsageError, first_line, probability_bot
-from eval.gnubg.cube_check import CubeDataError, _aligned, agreement, clear_cut, gnubg_decisions
-from eval.gnubg.driver import (
+from gammon.eval.gnubg import cube_check as gc
+from gammon.engine.files import WriteError, write_atomic
+from gammon.eval.gnubg.cli import UsageError, first_line, probability_bot
+from gammon.eval.gnubg.cube_check import CubeDataError, _aligned, agreement, clear_cut, gnubg_decisions
+from gammon.eval.gnubg.driver import (
     MATCHID_LINE,
     POSID_LINE,
     GnubgError,
@@ -91,7 +91,7 @@ SHARES = {"centred": 0.5, "post": 0.25, "owned": 0.25}
 CHUNK = 100  # entries per gnubg process
 WORST = 10
 REFERENCE = "match(gnubg-2ply)"
-GENERATE_COMMAND = "python -m eval.gnubg.match_cube --generate --seed {seed}"
+GENERATE_COMMAND = "python -m gammon.eval.gnubg.match_cube --generate --seed {seed}"
 # the money check's settings, less its money session; a match instead (any length: the
 # Match ID of each entry sets its own)
 GNUBG_SETTINGS = tuple(s for s in gc.GNUBG_SETTINGS
@@ -128,7 +128,7 @@ class Score:
 
     def match_id(self) -> str:
         """gnubg's Match ID: player 1 on roll (gnubg's 'root', X), no dice, playing."""
-        from engine.formats.matchid import CENTRED, MatchState, encode_match_id
+        from gammon.engine.formats.matchid import CENTRED, MatchState, encode_match_id
         state = MatchState(cube_value=self.cube, cube_owner=1 if self.owner == "mover" else CENTRED,
                            on_roll=1, turn=1, crawford=False, length=self.length,
                            score=(self.length - self.opp_away, self.length - self.away))
@@ -366,7 +366,7 @@ class Decisions:
 
 def match_score(data: MatchCubeData):
     """model.match_cube's MatchScore of the data, fields (N,)."""
-    from model.match_cube import CENTRED, MOVER, MatchScore
+    from gammon.model.match_cube import CENTRED, MOVER, MatchScore
     s = data.scores
     return MatchScore(np.array([x.away for x in s]), np.array([x.opp_away for x in s]),
                       np.array([x.length for x in s]), False, np.array([x.cube for x in s]),
@@ -378,8 +378,8 @@ def match_decisions(probs: np.ndarray, data: MatchCubeData, met=None,
     """Our decisions at the data's scores from probabilities (N, 5|6): model.match_cube
     with ``met`` (default: engine.met's live-cube table, gammon rate 0.26) and Janowski's
     efficiency (0.68); the equities as EMG by our table (gnubg's unit)."""
-    from model.cube import EFFICIENCY, decide_from
-    from model.match_cube import DOUBLE, PASS, default_met, match_cube_equities, to_emg
+    from gammon.model.cube import EFFICIENCY, decide_from
+    from gammon.model.match_cube import DOUBLE, PASS, default_met, match_cube_equities, to_emg
     met = met or default_met(max(LENGTHS), GAMMON_RATE)
     x = EFFICIENCY if efficiency is None else efficiency
     score = match_score(data)
@@ -394,7 +394,7 @@ def money_decisions(probs: np.ndarray, data: MatchCubeData,
                     efficiency: float | None = None) -> Decisions:
     """model.cube's money decisions on the same positions (the cube owner as at the
     score, Jacoby and beavers off), equities per cube."""
-    from model.cube import DOUBLE, EFFICIENCY, PASS, cube_equities, decide
+    from gammon.model.cube import DOUBLE, EFFICIENCY, PASS, cube_equities, decide
     x = EFFICIENCY if efficiency is None else efficiency
     owner = np.array([1 if s.owner == "mover" else 0 for s in data.scores])
     eq = cube_equities(probs, owner, x)
@@ -406,8 +406,8 @@ def money_decisions(probs: np.ndarray, data: MatchCubeData,
 def bot_probabilities(name: str, posids: list[str], seed: int | None = None) -> np.ndarray:
     """The bot's 0-ply cubeless probabilities of the positions: (N, 5). UsageError for
     a bot that is unknown or has none."""
-    from engine.formats.posid import decode
-    from engine.outcomes import to_five
+    from gammon.engine.formats.posid import decode
+    from gammon.engine.outcomes import to_five
     _, evaluate = probability_bot(name, seed)
     boards = np.stack([decode(p) for p in posids])  # (N, 26) int8
     return to_five(np.asarray(evaluate(boards), dtype=np.float64))
@@ -524,7 +524,7 @@ def report_json(rows: list[dict], data: MatchCubeData, source: str) -> str:
 # ------------------------------------------------------------------------ command line
 
 def parser() -> argparse.ArgumentParser:
-    p = gc.check_options("python -m eval.gnubg.match_cube",
+    p = gc.check_options("python -m gammon.eval.gnubg.match_cube",
                          "Cube decisions at match scores (double / no double, take / pass) "
                          "of a bot through model.match_cube against GNU Backgammon 1.07 at "
                          "2-ply, on the clear-cut ones.", "EMG", DATA_PATH, "match cube data",

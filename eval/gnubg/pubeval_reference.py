@@ -2,7 +2,7 @@
 
 Run from the repository root (needs the PyPI package gnubg-nn, the ``gnubg`` extra):
 
-    python -m eval.gnubg.pubeval_reference [--seed 7] [--games 400] [--cases 3000]
+    python -m gammon.eval.gnubg.pubeval_reference [--seed 7] [--games 400] [--cases 3000]
 
 Random games played by our engine supply (position, roll) pairs with at least two distinct
 legal results, sampled by kind: contact, race, and bear-off (all the mover's checkers home,
@@ -37,12 +37,12 @@ import numpy as np
 if __package__ in (None, ""):  # run as a file: make the repository's packages importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.formats import posid  # noqa: E402
-from engine.board import flip  # noqa: E402
-from engine.game import play, random_policy  # noqa: E402
-from engine.movegen import legal_plays  # noqa: E402
-from eval.bots.gnubg import gnubg_board  # noqa: E402
-from engine.phase import is_race  # noqa: E402
+from gammon.engine.formats import posid  # noqa: E402
+from gammon.engine.board import flip  # noqa: E402
+from gammon.engine.game import play, random_policy  # noqa: E402
+from gammon.engine.movegen import legal_plays  # noqa: E402
+from gammon.eval.bots.gnubg import gnubg_board  # noqa: E402
+from gammon.engine.phase import is_race  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "data" / "pubeval_reference.jsonl"
 # share of cases per kind; bear-offs are a kind of race, counted apart
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     picked = sample_cases(boards, dice, args.cases, np.random.default_rng(args.seed))
     rows = [reference_case(gnubg, boards[i], int(dice[i, 0]), int(dice[i, 1]))
             for i in picked]
-    from engine.files import write_atomic
+    from gammon.engine.files import write_atomic
     write_atomic(args.out, "".join(json.dumps(row, separators=(",", ":")) + "\n"
                                    for row in rows), parents=True)
     kinds = kind_of(boards[picked])

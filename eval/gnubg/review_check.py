@@ -1,7 +1,7 @@
 """``gammon review --bot gnubg`` checked against GNU Backgammon 1.07's own analysis.
 
-    python -m eval.gnubg.review_check --games 20 --matches 5 --seed 1
-    python -m eval.gnubg.review_check --files a.mat b.sgf     # files already played
+    python -m gammon.eval.gnubg.review_check --games 20 --matches 5 --seed 1
+    python -m gammon.eval.gnubg.review_check --files a.mat b.sgf     # files already played
 
 Our bots play money games (``gammon match A B --games N --cube --save``) and matches
 (``--match-to L --matches M --save``); each file is reviewed by ``gammon review --bot gnubg
@@ -42,11 +42,11 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.formats import posid as posid_format
-from engine.formats.notation import parse_play
-from engine.movegen import legal_plays
-from eval.gnubg.cli import OneLineParser, UsageError, first_line
-from eval.gnubg.driver import GnubgError, find_gnubg, parse_action, run_gnubg
+from gammon.engine.formats import posid as posid_format
+from gammon.engine.formats.notation import parse_play
+from gammon.engine.movegen import legal_plays
+from gammon.eval.gnubg.cli import OneLineParser, UsageError, first_line
+from gammon.eval.gnubg.driver import GnubgError, find_gnubg, parse_action, run_gnubg
 
 SETTINGS = ["set sound enable off", "set output digits 6", "set export moves number 50",
             "set jacoby off", "set beavers 0",
@@ -276,7 +276,7 @@ def compare_file(report: dict, gnubg_games: list[list[dict]], stats: dict) -> di
 
 def _flip_id(d: dict) -> str:
     """The Position ID of a take decision as gnubg lists it: the doubler's position."""
-    from engine.board import flip
+    from gammon.engine.board import flip
     return posid_format.encode(flip(np.array(d["board"])))
 
 
@@ -397,7 +397,7 @@ def print_summary(s: dict) -> None:
 
 
 def main(argv=None) -> int:
-    p = OneLineParser(prog="python -m eval.gnubg.review_check",
+    p = OneLineParser(prog="python -m gammon.eval.gnubg.review_check",
                       description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=20, help="money games to play (default 20)")
     p.add_argument("--matches", type=int, default=5, help="matches to play (default 5)")

@@ -2,11 +2,11 @@
 positions, how close our rollout and our 0-ply evaluation come to them, and the speed of
 both programs side by side.
 
-    python -m eval.gnubg.rollouts                      # compare (about 20 min on one core)
-    python -m eval.gnubg.rollouts --positions 3 --trials 144   # a quick look
-    python -m eval.gnubg.rollouts --speed              # trials a second, gnubg -t beside us
-    python -m eval.gnubg.rollouts --speed --modes plain --rounds 3   # plain only, 3 turns
-    python -m eval.gnubg.rollouts --generate --seed 1 --per-phase 8   # needs gnubg, gnubg-nn
+    python -m gammon.eval.gnubg.rollouts                      # compare (about 20 min on one core)
+    python -m gammon.eval.gnubg.rollouts --positions 3 --trials 144   # a quick look
+    python -m gammon.eval.gnubg.rollouts --speed              # trials a second, gnubg -t beside us
+    python -m gammon.eval.gnubg.rollouts --speed --modes plain --rounds 3   # plain only, 3 turns
+    python -m gammon.eval.gnubg.rollouts --generate --seed 1 --per-phase 8   # needs gnubg, gnubg-nn
 
 The data (``eval/gnubg/data/gnubg_rollouts.jsonl``, committed): money positions before the
 roll from self-play of the shipped net (``eval.reports.rollout_check.play_positions``, the
@@ -43,12 +43,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.files import WriteError, append_line
-from engine.formats.posid import decode, encode
-from engine.outcomes import FIVE, OUTCOME_POINTS
-from eval.gnubg.cli import OneLineParser, UsageError, first_line, probability_bot
-from eval.gnubg.cube_check import CubeDataError, read_lines
-from eval.gnubg.driver import GnubgError, find_gnubg, gnubg_version, run_gnubg_on_terminal
+from gammon.engine.files import WriteError, append_line
+from gammon.engine.formats.posid import decode, encode
+from gammon.engine.outcomes import FIVE, OUTCOME_POINTS
+from gammon.eval.gnubg.cli import OneLineParser, UsageError, first_line, probability_bot
+from gammon.eval.gnubg.cube_check import CubeDataError, read_lines
+from gammon.eval.gnubg.driver import GnubgError, find_gnubg, gnubg_version, run_gnubg_on_terminal
 
 DATA_PATH = Path(__file__).parent / "data" / "gnubg_rollouts.jsonl"
 FORMAT = 1
@@ -58,7 +58,7 @@ PER_PHASE = 8
 PHASES = ("contact", "crashed", "race")
 SPEED_POSITIONS = 3
 POOL_GAMES_PER_POSITION = 4  # self-play positions drawn per position wanted, per phase share
-GENERATE_COMMAND = "python -m eval.gnubg.rollouts --generate --seed {seed} --per-phase {n}"
+GENERATE_COMMAND = "python -m gammon.eval.gnubg.rollouts --generate --seed {seed} --per-phase {n}"
 
 
 def gnubg_settings(trials: int, vr: bool) -> list[str]:
@@ -156,8 +156,8 @@ def candidates(seed: int, per_phase: int, bot) -> dict[str, list[str]]:
     """Position IDs of self-play positions of ``bot``, ``per_phase`` of each phase."""
     import gnubg_nn
 
-    from eval.gnubg.benchmark import phase_of
-    from eval.reports.rollout_check import play_positions
+    from gammon.eval.gnubg.benchmark import phase_of
+    from gammon.eval.reports.rollout_check import play_positions
     pool = play_positions(bot, 60 * per_phase * POOL_GAMES_PER_POSITION, seed)
     found: dict[str, list[str]] = {p: [] for p in PHASES}
     for board in pool:
@@ -212,8 +212,8 @@ def generate(path: Path, seed: int, per_phase: int, trials: int, log) -> int:
 def compare(rows: list[dict], bot, trials: int, seed: int, log=None) -> dict:
     """Our rollout and our 0-ply against gnubg's rollouts: mean |difference| of the
     cubeless equity, by phase."""
-    from eval.analysis import evaluator
-    from eval.analysis.rollouts import Settings, rollout
+    from gammon.eval.analysis import evaluator
+    from gammon.eval.analysis.rollouts import Settings, rollout
     boards = np.stack([decode(r["posid"]) for r in rows])
     start = time.perf_counter()
     ours = rollout(bot, boards, Settings(trials=trials, seed=seed),
@@ -274,7 +274,7 @@ def speed(rows: list[dict], bot, trials: int, seed: int, log=None, modes=MODES,
     NumPy's BLAS on one thread) on the same positions and trials, with and without VR
     (``modes``), in ``rounds`` turns of gnubg then us: per mode the seconds of each turn,
     the totals' trials a second and their ratio (ours / gnubg's: above 1, ours are more)."""
-    from eval.analysis.rollouts import Settings, rollout
+    from gammon.eval.analysis.rollouts import Settings, rollout
     posids = [r["posid"] for r in rows]
     boards = np.stack([decode(p) for p in posids])
     start = time.perf_counter()
@@ -315,7 +315,7 @@ def _bar(total: int):
 
 
 def main(argv=None) -> int:
-    p = OneLineParser(prog="python -m eval.gnubg.rollouts", description=__doc__,
+    p = OneLineParser(prog="python -m gammon.eval.gnubg.rollouts", description=__doc__,
                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=DATA_PATH, help="the data file")
     p.add_argument("--bot", default="net:", help="our bot (default net:, the shipped net)")

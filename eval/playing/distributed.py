@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from engine.cube import CubeRules
+from gammon.engine.cube import CubeRules
 
-from eval.playing.match import (CHUNK, CubeStats, MatchResult, _bot, chunk_bot, chunk_dice, chunk_sizes,
+from gammon.eval.playing.match import (CHUNK, CubeStats, MatchResult, _bot, chunk_bot, chunk_dice, chunk_sizes,
                     match_seeds, new_seed, play_chunk)
 
 
@@ -57,7 +57,7 @@ def run_distributed_match(bot_a: str, bot_b: str, games: int, seed: int | None =
     ``actors`` Ray tasks (Ray must be started: ``eval.playing.cluster.start_ray``); the same games
     and statistics for the same seed, games and chunk. ``progress(games)`` is told the
     games of each chunk as it comes back."""
-    from eval.playing.cluster import ray_module
+    from gammon.eval.playing.cluster import ray_module
     ray = ray_module()
     if games < 2 or games % 2:
         raise ValueError(f"paired dice play each sequence twice: games must be even, got {games}")

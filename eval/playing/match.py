@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.cube import CubeRules, opening_ties
-from engine.dice import DiceTable
-from engine.formats.record import renumbered
-from engine.game import play
+from gammon.engine.cube import CubeRules, opening_ties
+from gammon.engine.dice import DiceTable
+from gammon.engine.formats.record import renumbered
+from gammon.engine.game import play
 
-from eval.bots.simple import Bot
-from eval.bots.registry import draws_numbers, make_bot
+from gammon.eval.bots.simple import Bot
+from gammon.eval.bots.registry import draws_numbers, make_bot
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 CHUNK = 2000  # games played in lock-step at a time

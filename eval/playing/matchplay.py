@@ -27,14 +27,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.cube import CubeRules
-from engine.dice import DiceTable
-from engine.game import play
-from engine.match import Matches
-from engine.policy import Bot
-from engine.rules import variant as get_variant
+from gammon.engine.cube import CubeRules
+from gammon.engine.dice import DiceTable
+from gammon.engine.game import play
+from gammon.engine.match import Matches
+from gammon.engine.policy import Bot
+from gammon.engine.rules import variant as get_variant
 
-from eval.playing.match import _bot, _label, ci95, match_seeds, new_seed
+from gammon.eval.playing.match import _bot, _label, ci95, match_seeds, new_seed
 
 MAX_LENGTH = 64  # the longest match (points); gnubg's Match ID holds up to 32,767
 MAX_GAMES = 1000  # games of one match at most (numbering of recorded games)
@@ -196,7 +196,7 @@ def matches_of(recorder, series: MatchSeries, names: tuple[str, str] | None = No
     """One ``engine.formats.matfile.Match`` per match of ``series`` from its ``recorder``:
     the match length, each game's actions, winner and points (the score lines and the
     Crawford game follow from them, as GNU Backgammon reads a .mat file)."""
-    from engine.formats.matfile import Game, Match
+    from gammon.engine.formats.matfile import Game, Match
     out = []
     for m in range(series.matches):
         games = []

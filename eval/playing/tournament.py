@@ -60,7 +60,7 @@ def _pair(a: str, b: str, games: int, seed: int, variant: str) -> tuple[float, f
     """One pair's match in a worker: (A's ppg, its 95% half-width, A's share of wins)."""
     import torch
     torch.set_num_threads(1)
-    from eval.playing.match import run_match
+    from gammon.eval.playing.match import run_match
     r = run_match(a, b, games, seed, variant, paired=True, progress=False)
     return r.ppg_a, r.ppg_a_ci95, r.wins_a / r.games
 

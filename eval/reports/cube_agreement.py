@@ -6,7 +6,7 @@ Janowski heads (model.cube, efficiency 0.68, centred cube). "Clear-cut" position
 where, by gnubg's numbers, the chosen action and response each beat the alternative by at
 least ``--margin`` (equity per cube). Needs the PyPI package gnubg-nn.
 
-    python -m eval.reports.cube_agreement [--bot net:] [--games 200] [--margin 0.05] [--seed 1]
+    python -m gammon.eval.reports.cube_agreement [--bot net:] [--games 200] [--margin 0.05] [--seed 1]
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import sys
 
 import numpy as np
 
-from engine.game import play
-from model.cube import cube_equities, decide_from
+from gammon.engine.game import play
+from gammon.model.cube import cube_equities, decide_from
 
-from eval.bots.simple import PubevalBot
-from eval.bots.cube import _gnubg_probabilities, probability_source
-from eval.bots.registry import make_bot
+from gammon.eval.bots.simple import PubevalBot
+from gammon.eval.bots.cube import _gnubg_probabilities, probability_source
+from gammon.eval.bots.registry import make_bot
 
 
 def positions(bot, games: int, seed: int) -> np.ndarray:

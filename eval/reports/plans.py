@@ -7,7 +7,7 @@ is averaged over the plays of each side: the bot's against pubeval's, on the sam
 ``plan_frequencies``: the game plan (``engine.plan``) of the player on roll before each
 play of a bot's self-play games, as shares.
 
-    python -m eval.reports.plans [--games 2000] [--bot net:] [--seed 1] [--json]
+    python -m gammon.eval.reports.plans [--games 2000] [--bot net:] [--seed 1] [--json]
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import sys
 
 import numpy as np
 
-from engine.game import play
-from engine.plan import PLANS, plans
+from gammon.engine.game import play
+from gammon.engine.plan import PLANS, plans
 
-from eval.playing.match import run_match
-from eval.bots.plans import PLAN_BOTS, plan_measures
-from eval.bots.registry import make_bot
+from gammon.eval.playing.match import run_match
+from gammon.eval.bots.plans import PLAN_BOTS, plan_measures
+from gammon.eval.bots.registry import make_bot
 
 
 def style_table(games: int = 2000, seed: int = 1) -> list[dict]:
@@ -69,7 +69,7 @@ def plan_frequencies(bot: str = "net:", games: int = 2000, seed: int = 1) -> dic
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m eval.reports.plans",
+    p = argparse.ArgumentParser(prog="python -m gammon.eval.reports.plans",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=2000, help="games per measure (default 2000)")
     p.add_argument("--bot", default="net:", help="the bot whose self-play is classified")

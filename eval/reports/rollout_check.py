@@ -1,10 +1,10 @@
 """Rollouts checked: against exact values, plain against variance-reduced, batched against one
 at a time, on Ray workers against one process.
 
-    python -m eval.reports.rollout_check calibration   # >= 200 small races, exact by DP
-    python -m eval.reports.rollout_check vr            # >= 100 contact positions, by phase
-    python -m eval.reports.rollout_check batch         # 64 positions at once vs one by one
-    python -m eval.reports.rollout_check actors        # --actors 2 vs one process
+    python -m gammon.eval.reports.rollout_check calibration   # >= 200 small races, exact by DP
+    python -m gammon.eval.reports.rollout_check vr            # >= 100 contact positions, by phase
+    python -m gammon.eval.reports.rollout_check batch         # 64 positions at once vs one by one
+    python -m gammon.eval.reports.rollout_check actors        # --actors 2 vs one process
 
 calibration: every race with at most ``--checkers`` (4) checkers a side, all in the home
 boards, is valued exactly by dynamic programming (``exact_race_values``) for the game in
@@ -36,12 +36,12 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from engine.dice import ROLLS, ROLL_WEIGHTS
-from engine.movegen import legal_plays
-from engine.phase import RACE, classify
-from engine.rules import variant as get_variant
-from eval.analysis.rollouts import Settings, rollout
-from eval.playing.match import Z95
+from gammon.engine.dice import ROLLS, ROLL_WEIGHTS
+from gammon.engine.movegen import legal_plays
+from gammon.engine.phase import RACE, classify
+from gammon.engine.rules import variant as get_variant
+from gammon.eval.analysis.rollouts import Settings, rollout
+from gammon.eval.playing.match import Z95
 
 TRIALS = (144, 576, 2304)
 
@@ -159,8 +159,8 @@ def calibration(bot, races: int, seed: int, checkers: int, trials=TRIALS) -> lis
 def play_positions(bot, count: int, seed: int, variant: str = "standard") -> np.ndarray:
     """Positions before the roll from self-play games of ``bot``, every game's first two
     plies and finished or bear-off positions left out, drawn at random: (count, 26)."""
-    from engine.bearoff import all_home
-    from engine.game import play
+    from gammon.engine.bearoff import all_home
+    from gammon.engine.game import play
     seen = []
     play((bot, bot), max(8, count // 4), np.random.default_rng(seed), variant,
          on_position=lambda b, d: seen.append(b.copy()))
@@ -174,7 +174,7 @@ def play_positions(bot, count: int, seed: int, variant: str = "standard") -> np.
 
 def phase_of(boards: np.ndarray) -> list[str]:
     """contact early (both sides over 130 pips), contact middle, race."""
-    from engine.board import pip_counts
+    from gammon.engine.board import pip_counts
     phase = classify(boards)
     mine, theirs = pip_counts(boards)
     out = []
@@ -276,9 +276,9 @@ def batch_check(bot, positions: int, trials: int, vr: bool, seed: int, rounds: i
 
 def actors_check(bot_name: str, positions: int, trials: int, vr: bool, seed: int) -> dict:
     """The same rollout in one process and on two Ray workers: equal numbers, times."""
-    from eval.analysis.rollout_actors import rollout_on_actors
-    from eval.bots.registry import make_bot
-    from eval.playing.cluster import start_ray
+    from gammon.eval.analysis.rollout_actors import rollout_on_actors
+    from gammon.eval.bots.registry import make_bot
+    from gammon.eval.playing.cluster import start_ray
     bot = make_bot(bot_name)
     boards = play_positions(bot, 2 * positions, seed)[:positions]
     settings = Settings(trials=trials, seed=seed, vr=vr)
@@ -305,7 +305,7 @@ def _load() -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.reports.rollout_check",
+    parser = argparse.ArgumentParser(prog="python -m gammon.eval.reports.rollout_check",
                                      description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("part", choices=("calibration", "vr", "batch", "actors"))
@@ -325,7 +325,7 @@ def main(argv=None) -> int:
     parser.add_argument("--cubeful", action="store_true",
                         help="vr: compare the cubeful money equity")
     args = parser.parse_args(argv)
-    from eval.bots.registry import make_bot
+    from gammon.eval.bots.registry import make_bot
     bot = make_bot(args.bot)
     print(f"load average at the start: {_load()}", flush=True)
     start = time.perf_counter()

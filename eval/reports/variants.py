@@ -1,8 +1,8 @@
 """The shipped variant models measured: each against ``random`` and against its variant's
 heuristic bot, over paired cubeless money games (``eval.playing.match.run_match``).
 
-    python -m eval.reports.variants                      # the seven, 4,000 games each
-    python -m eval.reports.variants --variants plakoto --games 2000
+    python -m gammon.eval.reports.variants                      # the seven, 4,000 games each
+    python -m gammon.eval.reports.variants --variants plakoto --games 2000
 
 Prints a Markdown table: win rate, points per game and share of all points won by the
 model, each with its 95% interval (computed from the pairs of games that share dice).
@@ -14,10 +14,10 @@ import argparse
 import json
 import sys
 
-from engine.rules import VARIANTS
+from gammon.engine.rules import VARIANTS
 
-from eval.playing.match import run_match
-from eval.bots.registry import make_bot
+from gammon.eval.playing.match import run_match
+from gammon.eval.bots.registry import make_bot
 
 SHIPPED = [v for v in VARIANTS if v != "standard"]
 
@@ -36,7 +36,7 @@ def measure(variant: str, opponent: str, games: int, seed: int, bot: str = "net:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.reports.variants", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m gammon.eval.reports.variants", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=SHIPPED)
     parser.add_argument("--games", type=int, default=4000,

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from engine.board import flip
-from engine.formats.matfile import DOUBLE, DROP, PLAY, TAKE, Game, Match
-from engine.formats.notation import parse_play
-from engine.formats.sgf import crawford_games
-from engine.movegen import legal_plays
-from engine.rules import variant as get_variant
+from gammon.engine.board import flip
+from gammon.engine.formats.matfile import DOUBLE, DROP, PLAY, TAKE, Game, Match
+from gammon.engine.formats.notation import parse_play
+from gammon.engine.formats.sgf import crawford_games
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import variant as get_variant
 
 from .values import TurnState
 
@@ -91,7 +91,7 @@ def walk_game(game: Game, number: int, score, crawford: bool, match: Match,
               names, jacoby: bool = False, beavers: bool = False,
               efficiency: float | None = None) -> GameTurns:
     """The turns of one game; IllegalAction at the first action the rules refuse."""
-    from model.cube import EFFICIENCY
+    from gammon.model.cube import EFFICIENCY
     rules = get_variant(match.variant)
     x = EFFICIENCY if efficiency is None else efficiency
     out = GameTurns(number, tuple(score), crawford, game.winner, game.points)

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.formats import position, xgid
-from engine.formats.matchid import CENTRED, MatchState
-from engine.formats.notation import format_play, parse_play
-from engine.movegen import legal_plays
-from engine.outcomes import equity_of_five
+from gammon.engine.formats import position, xgid
+from gammon.engine.formats.matchid import CENTRED, MatchState
+from gammon.engine.formats.notation import format_play, parse_play
+from gammon.engine.movegen import legal_plays
+from gammon.engine.outcomes import equity_of_five
 
 from .decisions import Turn
 from .luck import roll_luck
@@ -171,7 +171,7 @@ def cube_decisions(turn: Turn, values: CubeValues | None, rules, thresholds: Thr
     best_choice = max(choices, key=lambda k: choices[k])
     chosen = "take" if turn.response == "take" else "pass"
     t_loss = max(0.0, choices[best_choice] - choices[chosen])
-    from engine.board import flip
+    from gammon.engine.board import flip
     answer = _base(turn, "take", taker, flip(turn.board), s.other(), rules)
     answer.update({
         "action": chosen, "best": best_choice, "loss": t_loss, "forced": False,

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from html import escape
 
-from engine.files import write_atomic
-from engine.rules import variant as rules_of
+from gammon.engine.files import write_atomic
+from gammon.engine.rules import variant as rules_of
 
 from .svg_board import board_svg
 

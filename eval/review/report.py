@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from eval.analysis import evaluator
+from gammon.eval.analysis import evaluator
 
 from .decisions import IllegalAction, walk_match
 from .grade import checker_decision, cube_decisions
@@ -52,7 +52,7 @@ def prepare(text: str, skip: bool = False, variant: str | None = None,
     a file that cannot be read or, without ``skip``, holds an illegal action. ``met``: the
     match equity table a match is valued with (an ``engine.met.MatchEquityTable``; None:
     ``model.match_cube.met_for``'s). ``jacoby``, ``beavers``: None takes the file's word."""
-    from engine.rules import variant as get_variant
+    from gammon.engine.rules import variant as get_variant
     source = read_source(text, skip)
     chosen = variant or source.match.variant
     try:
@@ -93,7 +93,7 @@ def review(text: str, bot, bot_name: str, plies: int = 0, file: str = "",
     probabilities). ReviewInputError for a file that cannot be reviewed, TooMuchWork past
     ``max_turns`` turns. ``progress(n)`` is called as turns are graded; ``prepared`` is
     what ``prepare`` gave (so a caller can count the turns first)."""
-    from model.match_cube import met_for
+    from gammon.model.match_cube import met_for
     source, games, rules = prepared or prepare(text, skip, variant, jacoby, beavers,
                                                efficiency, met)
     turns = count_turns(games)
@@ -109,7 +109,7 @@ def review(text: str, bot, bot_name: str, plies: int = 0, file: str = "",
         if cube_rows:
             pre = np.asarray(evaluate(np.stack([g.turns[i].board for i in cube_rows])),
                              dtype=np.float64)
-            from engine.outcomes import to_five
+            from gammon.engine.outcomes import to_five
             pre = to_five(pre)
             probs = {i: pre[k] for k, i in enumerate(cube_rows)}
         rolls = evaluate_game(bot, g.turns, rules, progress)
@@ -131,7 +131,7 @@ def review(text: str, bot, bot_name: str, plies: int = 0, file: str = "",
         if first is not None and first.met is not None:
             table = f"{first.met.name or 'a table file'}, {first.met.length} points"
         else:
-            from model.match_cube import GAMMON_RATE
+            from gammon.model.match_cube import GAMMON_RATE
             table = (f"engine.met live cube, gammon rate {GAMMON_RATE:g}, "
                      f"{met_for(_score(match.length)).length} points")
     return {"format": source.format, "file": file, "variant": match.variant,
@@ -145,7 +145,7 @@ def review(text: str, bot, bot_name: str, plies: int = 0, file: str = "",
 
 
 def _score(length: int):
-    from model.match_cube import MatchScore
+    from gammon.model.match_cube import MatchScore
     return MatchScore(length, length, length)
 
 

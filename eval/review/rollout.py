@@ -29,9 +29,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.formats.matchid import CENTRED, MatchState
-from engine.formats.notation import parse_play
-from engine.movegen import legal_plays
+from gammon.engine.formats.matchid import CENTRED, MatchState
+from gammon.engine.formats.notation import parse_play
+from gammon.engine.movegen import legal_plays
 
 from .decisions import GameTurns, Turn
 
@@ -56,9 +56,9 @@ def _emg_scale(state: MatchState):
     (money: the values are EMG per cube already)."""
     if not state.length:
         return 1.0, 0.0
-    from model.match_cube import to_emg
+    from gammon.model.match_cube import to_emg
 
-    from eval.analysis.cube import match_met, match_score
+    from gammon.eval.analysis.cube import match_met, match_score
     score, met = match_score(state), match_met(state.length)
     zero, one = to_emg(np.array([0.0, 1.0]), score, met)
     return float(one - zero), float(zero)
@@ -66,7 +66,7 @@ def _emg_scale(state: MatchState):
 
 def roll_out_play(bot, turn: Turn, rules, settings) -> dict:
     """The rollout of the play made at ``turn`` against the filter's candidates."""
-    from eval.analysis.rollout_decisions import rollout_plays
+    from gammon.eval.analysis.rollout_decisions import rollout_plays
     d1, d2 = turn.roll
     plays = legal_plays(turn.board[None], np.array([[d1, d2]]), rules)
     made = parse_play(turn.play, turn.board, d1, d2, plays, rules)
@@ -74,7 +74,7 @@ def roll_out_play(bot, turn: Turn, rules, settings) -> dict:
     rows = rollout_plays(bot, turn.board, d1, d2, turn_settings(settings, turn), state,
                          include=[made])
     after = plays.boards[made]
-    from engine.formats import position
+    from gammon.engine.formats import position
     made_id = position.write_many(after[None], rules)[0]
     mine = next(r for r in rows if r["result"] == made_id)
     f, _ = _emg_scale(state)
@@ -90,7 +90,7 @@ def roll_out_play(bot, turn: Turn, rules, settings) -> dict:
 def roll_out_cube(bot, turn: Turn, kind: str, settings) -> dict:
     """The rollout of the cube decision ``kind`` ("double": the doubler's, "take": the
     taker's) at ``turn``, from the doubler's side."""
-    from eval.analysis.rollout_decisions import rollout_cube
+    from gammon.eval.analysis.rollout_decisions import rollout_cube
     state = match_state(turn)
     out = rollout_cube(bot, turn.board, turn_settings(settings, turn), state)
     f, offset = _emg_scale(state)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.movegen import legal_plays
-from eval.analysis.plays import play_probabilities
+from gammon.engine.movegen import legal_plays
+from gammon.eval.analysis.plays import play_probabilities
 
 from .decisions import Turn
 from .values import play_values

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from engine.formats import foreign, sgf
-from engine.formats.matfile import Match
-from engine.formats.sgf import SgfError
+from gammon.engine.formats import foreign, sgf
+from gammon.engine.formats.matfile import Match
+from gammon.engine.formats.sgf import SgfError
 
 
 class ReviewInputError(ValueError):

@@ -40,7 +40,7 @@ from html import escape
 
 import numpy as np
 
-from engine.board import BAR, OPP_BAR, borne_off, check_board, pip_counts
+from gammon.engine.board import BAR, OPP_BAR, borne_off, check_board, pip_counts
 
 STACK = 5  # checkers drawn per point or bar; the last one drawn shows a taller stack's count
 

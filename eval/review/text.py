@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.formats.diagram import diagram
+from gammon.engine.formats.diagram import diagram
 
 ROWS = (("unforced checker decisions", "unforced", "d"),
         ("checker loss (EMG)", "checker_loss", ".3f"),

@@ -21,10 +21,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.met import MatchEquityTable
-from eval.analysis.plays import CubeView, cubeful_after
-from model.cube import EFFICIENCY, CubeEquities, cube_equities
-from model.match_cube import (CENTRED, MOVER, OPPONENT, MatchScore, match_cube_equities,
+from gammon.engine.met import MatchEquityTable
+from gammon.eval.analysis.plays import CubeView, cubeful_after
+from gammon.model.cube import EFFICIENCY, CubeEquities, cube_equities
+from gammon.model.match_cube import (CENTRED, MOVER, OPPONENT, MatchScore, match_cube_equities,
                               may_double, met_for, play_mwc, to_emg)
 
 

@@ -7,14 +7,14 @@ import json
 import re
 from dataclasses import replace
 
-from engine.board import flip
-from engine.formats.matchid import CENTRED
-from engine.plan import plan_names
-from engine.rules import VARIANTS
-from eval.analysis import (CubeView, analyze_position, is_match, met_words,
+from gammon.engine.board import flip
+from gammon.engine.formats.matchid import CENTRED
+from gammon.engine.plan import plan_names
+from gammon.engine.rules import VARIANTS
+from gammon.eval.analysis import (CubeView, analyze_position, is_match, met_words,
                            ranked_with_loss)
-from eval.analysis.rollouts import RolloutError
-from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
+from gammon.eval.analysis.rollouts import RolloutError
+from gammon.model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
 from ..match_state import (add_score_options, check_money_rules, match_fields, options_state,
@@ -188,7 +188,7 @@ def run(args) -> int:
 
 def _rolled_out(args, bot, board, state, settings) -> dict:
     """The cube part by rollouts (``eval.analysis.rollout_decisions.rollout_cube``)."""
-    from eval.analysis.rollout_decisions import rollout_cube
+    from gammon.eval.analysis.rollout_decisions import rollout_cube
     settings = replace(settings, double_at_start=False)
     with progress_bar(2 * settings.trials, args) as bar:
         try:
@@ -203,7 +203,7 @@ def _rolled_out(args, bot, board, state, settings) -> dict:
 def _rolled_plays(args, bot, board, dice, state, settings) -> list[dict]:
     """The plays of --dice by rollouts, as ``ranked_with_loss``'s rows (equity and loss)
     with each one's standard errors, the loss's paired 95% interval and the trials."""
-    from eval.analysis.rollout_decisions import rollout_plays
+    from gammon.eval.analysis.rollout_decisions import rollout_plays
     settings = replace(settings, cubeful=args.cubeful)
     with progress_bar(FILTER_PLAYS * settings.trials, args) as bar:
         try:

@@ -6,10 +6,10 @@ import argparse
 
 import numpy as np
 
-from engine.formats import position
-from engine.rules import VARIANTS, variant as get_variant
-from engine.movegen import legal_plays
-from eval.bots.registry import DEFAULT_BOT, valid_names
+from gammon.engine.formats import position
+from gammon.engine.rules import VARIANTS, variant as get_variant
+from gammon.engine.movegen import legal_plays
+from gammon.eval.bots.registry import DEFAULT_BOT, valid_names
 
 from ..errors import UsageError
 from ..positions import (SEED_RANGE, answer_requests, dice_words, read_position, read_roll,

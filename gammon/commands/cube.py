@@ -6,9 +6,9 @@ import argparse
 import json
 from dataclasses import replace
 
-from engine.rules import VARIANTS
+from gammon.engine.rules import VARIANTS
 
-from eval.analysis import MatchLookAhead, analyze_position, cube_action
+from gammon.eval.analysis import MatchLookAhead, analyze_position, cube_action
 
 from ..errors import UsageError, quote
 from ..match_state import add_score_options, check_money_rules, options_state, read_at_score
@@ -117,8 +117,8 @@ def answer(evaluate, efficiency: float, args, text: str, plies: int = 0) -> dict
 
 def rollout_answer(args, board, state) -> dict:
     """``answer`` by rollouts: the action, response and the rollout's numbers."""
-    from eval.analysis.rollout_decisions import rollout_cube
-    from eval.analysis.rollouts import RolloutError
+    from gammon.eval.analysis.rollout_decisions import rollout_cube
+    from gammon.eval.analysis.rollouts import RolloutError
     settings = replace(args.rollout_settings, double_at_start=False)  # rollout_cube's
     with progress_bar(2 * settings.trials, args) as bar:
         try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.formats import posid
-from engine.rules.nuclear import explode
+from gammon.engine.formats import posid
+from gammon.engine.rules.nuclear import explode
 
 from ..errors import UsageError, quote
 from ..positions import answer_lines, read_position

@@ -52,7 +52,7 @@ def add_parser(sub) -> None:
                    help="random games whose afterstates are compared (default: 8)")
     p.add_argument("--seed", type=int, default=0, help="seed of the check games (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    from engine.rules import VARIANTS
+    from gammon.engine.rules import VARIANTS
     p.add_argument("--variant", choices=list(VARIANTS), default=None,
                    help="the variant the network must be trained for (net: alone: that "
                         "variant's shipped model); a network of another variant is refused")
@@ -60,11 +60,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from model.botfile import BotFileError, is_bot_file
-    from model.checkpoint import CheckpointError, check_compatible, load
-    from model.export import export_checkpoint
-    from model.onnx_net import is_onnx_file
-    from model.player import shipped
+    from gammon.model.botfile import BotFileError, is_bot_file
+    from gammon.model.checkpoint import CheckpointError, check_compatible, load
+    from gammon.model.export import export_checkpoint
+    from gammon.model.onnx_net import is_onnx_file
+    from gammon.model.player import shipped
     if not 0 <= args.check_games <= MAX_CHECK_GAMES:
         raise UsageError(f"--check-games must be within 0..{MAX_CHECK_GAMES:,}, "
                          f"got {args.check_games}")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from engine.rules import VARIANTS
-from eval.analysis import CubeView, equity_type, ranked
-from eval.bots.registry import DEFAULT_BOT, valid_names
-from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
+from gammon.engine.rules import VARIANTS
+from gammon.eval.analysis import CubeView, equity_type, ranked
+from gammon.eval.bots.registry import DEFAULT_BOT, valid_names
+from gammon.model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
 from ..options import add_cube_model_options, add_plies_option, cube_settings, load_bot, with_plies
@@ -132,8 +132,8 @@ def run(args) -> int:
 
 def _rollout(args, bot, name: str, board, d1: int, d2: int) -> int:
     """The move filter's plays rolled out on the same dice, best first."""
-    from eval.analysis.rollout_decisions import rollout_plays
-    from eval.analysis.rollouts import RolloutError
+    from gammon.eval.analysis.rollout_decisions import rollout_plays
+    from gammon.eval.analysis.rollouts import RolloutError
     settings = rollout_settings(args, rollout_seed(args), args.cubeful)
     check_rollout_bot(settings, bot)
     with progress_bar(FILTER_PLAYS * settings.trials, args) as bar:

@@ -7,9 +7,9 @@ import json
 import os
 import sys
 
-from engine.rules import VARIANTS
-from eval.bots.registry import NET_PREFIX, draws_numbers, valid_names
-from model.lookahead import FILTER_EQUITY, FILTER_PLAYS
+from gammon.engine.rules import VARIANTS
+from gammon.eval.bots.registry import NET_PREFIX, draws_numbers, valid_names
+from gammon.model.lookahead import FILTER_EQUITY, FILTER_PLAYS
 
 from ..errors import UsageError, quote
 from ..options import load_bot
@@ -123,7 +123,7 @@ def add_parser(sub) -> None:
 
 def cube_rules(args):
     """The ``CubeRules`` of the cube flags, or None without --cube."""
-    from engine.cube import CubeRules
+    from gammon.engine.cube import CubeRules
     extra = [flag for flag, on in (("--jacoby", args.jacoby), ("--beavers", args.beavers),
                                    ("--auto-doubles", args.auto_doubles),
                                    ("--max-cube", args.max_cube != 64)) if on]
@@ -138,7 +138,7 @@ def cube_rules(args):
 
 
 def run(args) -> int:
-    from eval.playing.match import match_seeds, new_seed, run_match
+    from gammon.eval.playing.match import match_seeds, new_seed, run_match
     paired = not args.no_pairing
     if args.match_to is not None:
         return run_series(args, paired)
@@ -177,8 +177,8 @@ def run(args) -> int:
 
 def run_series(args, paired: bool) -> int:
     """``--match-to N``: matches to N points (``eval.playing.matchplay``), with match statistics."""
-    from eval.playing.match import match_seeds, new_seed
-    from eval.playing.matchplay import matches_of, run_matches
+    from gammon.eval.playing.match import match_seeds, new_seed
+    from gammon.eval.playing.matchplay import matches_of, run_matches
     matches = 100 if args.matches is None else args.matches
     if args.games is not None:
         raise UsageError("--games counts money games; with --match-to give --matches M")
@@ -192,7 +192,7 @@ def run_series(args, paired: bool) -> int:
     if paired and matches % 2:
         raise UsageError(f"--matches must be even with paired dice (or use --no-pairing); "
                          f"got {matches}")
-    from engine.cube import CubeRules
+    from gammon.engine.cube import CubeRules
     seed = new_seed() if args.seed is None else args.seed
     _, seed_a, seed_b = match_seeds(seed)
     rules = CubeRules()
@@ -202,7 +202,7 @@ def run_series(args, paired: bool) -> int:
     if args.save:
         check_writable(args.save, "--save")
         check_save_format(args.save, args.variant)
-        from engine.formats.record import PlayRecorder
+        from gammon.engine.formats.record import PlayRecorder
         recorder = PlayRecorder(args.variant)
     result = run_matches(bot_a, bot_b, matches, args.match_to, seed, args.variant, paired,
                          progress=not args.no_progress, recorder=recorder)
@@ -230,7 +230,7 @@ def match_file_names(path: str, count: int) -> list[str]:
 def _save_matches(args, matches: list, seed: int) -> None:
     """One .mat (or SGF) file per match, each written whole or not at all; a one-line error
     (``engine.files.WriteError``) when one cannot be written."""
-    from engine.files import write_atomic
+    from gammon.engine.files import write_atomic
     names = match_file_names(args.save, len(matches))
     for number, (match, name) in enumerate(zip(matches, names), 1):
         comments = {"Site": "gammon match", "Seed": str(seed), "Round": str(number)}
@@ -285,8 +285,8 @@ def _distributed(args, seed: int, rules):
     numbers of the single-process match with the same seed."""
     from tqdm import tqdm
 
-    from eval.playing.distributed import run_distributed_match
-    from eval.playing.cluster import ActorError, start_ray
+    from gammon.eval.playing.distributed import run_distributed_match
+    from gammon.eval.playing.cluster import ActorError, start_ray
     try:
         start_ray(args.ray_address)
     except ActorError as e:
@@ -300,8 +300,8 @@ def _distributed(args, seed: int, rules):
 
 def _anywhere(name: str) -> str:
     """A bot name a worker in another directory reads the same: net:PATH made absolute."""
-    from eval.bots.cube import NEVER_PREFIX
-    from eval.bots.registry import net_spec
+    from gammon.eval.bots.cube import NEVER_PREFIX
+    from gammon.eval.bots.registry import net_spec
     prefix = NEVER_PREFIX if name.startswith(NEVER_PREFIX) else ""
     inner = name[len(prefix):]
     if not inner.startswith(NET_PREFIX):
@@ -322,7 +322,7 @@ def _recorder(args, rules):
                          "doubles: drop --beavers/--auto-doubles to --save")
     check_writable(args.save, "--save")
     check_save_format(args.save, args.variant)
-    from engine.formats.record import PlayRecorder
+    from gammon.engine.formats.record import PlayRecorder
     return PlayRecorder(args.variant)
 
 
@@ -348,7 +348,7 @@ def check_writable(path: str, what: str) -> None:
 def check_save_format(path: str, variant: str) -> None:
     """A usage error, before any game is played, for an SGF file of a variant SGF cannot
     hold."""
-    from engine.formats.sgf import is_sgf_name, sgf_problem
+    from gammon.engine.formats.sgf import is_sgf_name, sgf_problem
     why = sgf_problem(variant) if is_sgf_name(path) else None
     if why:
         raise UsageError(f"--save {quote(path)}: {why}")
@@ -357,7 +357,7 @@ def check_save_format(path: str, variant: str) -> None:
 def match_file_text(path: str, match, comments: dict, jacoby: bool = False) -> str:
     """The text of a saved match: SGF when ``path`` ends in .sgf, else a .mat file; a play
     that cannot be written is a usage error of one line."""
-    from engine.formats.sgf import format_match_file
+    from gammon.engine.formats.sgf import format_match_file
     try:
         return format_match_file(path, match, comments, jacoby)
     except ValueError as e:
@@ -367,7 +367,7 @@ def match_file_text(path: str, match, comments: dict, jacoby: bool = False) -> s
 def _save(args, recorder, result) -> None:
     """Write the recorded games as a .mat (or SGF) file, whole or not at all; a one-line
     error (``engine.files.WriteError``) when it cannot."""
-    from engine.files import write_atomic
+    from gammon.engine.files import write_atomic
     match = recorder.match((args.a, args.b), result.points, args.variant)
     comments = {"Site": "gammon match", "Seed": str(result.seed)}
     write_atomic(os.path.expanduser(args.save),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine.met import MAX_LENGTH, MatchEquityTable, format_met, met_from_gammon_rate
+from gammon.engine.met import MAX_LENGTH, MatchEquityTable, format_met, met_from_gammon_rate
 
 from ..errors import UsageError, quote
 from ..met_tables import table_of

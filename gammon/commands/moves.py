@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.rules import VARIANTS
+from gammon.engine.rules import VARIANTS
 
 from ..errors import UsageError
 from ..positions import answer_requests, dice_words, read_position, read_roll, results

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.rules import VARIANTS
-from eval.bots.registry import DEFAULT_BOT, valid_names
+from gammon.engine.rules import VARIANTS
+from gammon.eval.bots.registry import DEFAULT_BOT, valid_names
 
 from ..errors import UsageError, quote
 from ..positions import SEED_RANGE, seed_type, whole_type
@@ -79,7 +79,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import numpy as np
 
-    from engine.cube import CubeRules
+    from gammon.engine.cube import CubeRules
 
     from ..console import Console
     from ..positions import tolerant_input

@@ -124,7 +124,7 @@ def draw(evaluations: list[dict], out: str | Path, title: str = "") -> None:
     n = evaluations[-1].get("games")
     fig.suptitle(f"{title}: learning curve" + (f" ({n:,} games against pubeval per point)"
                                                if isinstance(n, int) else ""))
-    from engine.files import write_atomic
+    from gammon.engine.files import write_atomic
     write_atomic(out, lambda f: fig.savefig(f, format="png"))
 
 
@@ -180,7 +180,7 @@ def draw_stage2(logs: list[tuple[str, list[dict]]], out: str | Path, title: str 
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle(f"{title}: second stage")
-    from engine.files import write_atomic
+    from gammon.engine.files import write_atomic
     write_atomic(out, lambda f: fig.savefig(f, format="png"))
 
 
@@ -226,7 +226,7 @@ def _drawn(drawing, out: Path) -> None:
     except ImportError:
         raise UsageError(f"drawing needs matplotlib, which is not installed: {INSTALL}") \
             from None
-    from engine.files import WriteError, reason
+    from gammon.engine.files import WriteError, reason
     try:
         drawing()
     except WriteError:  # one line: "cannot write OUT: No space left on device"

@@ -7,8 +7,8 @@ import argparse
 import json
 import sys
 
-from engine.rules import VARIANTS
-from eval.bots.registry import DEFAULT_BOT, bot_plies, valid_names
+from gammon.engine.rules import VARIANTS
+from gammon.eval.bots.registry import DEFAULT_BOT, bot_plies, valid_names
 
 from ..errors import UsageError, quote
 from ..options import load_bot, with_plies
@@ -134,7 +134,7 @@ def add_parser(sub) -> None:
 
 def thresholds_of(args):
     """The marks' Thresholds of the options (a usage error when they make no sense)."""
-    from eval.review.marks import Thresholds
+    from gammon.eval.review.marks import Thresholds
     t = Thresholds(args.doubtful, args.bad, args.very_bad, args.lucky, args.very_lucky,
                    -args.lucky if args.unlucky is None else args.unlucky,
                    -args.very_lucky if args.very_unlucky is None else args.very_unlucky)
@@ -180,7 +180,7 @@ def read_text(path: str) -> str:
 
 def review_bot(bot_name: str, variant: str):
     """The bot, loaded; a usage error for one that estimates no probabilities."""
-    from eval.analysis import NoProbabilities, evaluator
+    from gammon.eval.analysis import NoProbabilities, evaluator
     bot = load_bot(bot_name, None, variant)
     try:
         evaluator(bot)
@@ -194,9 +194,9 @@ def review_bot(bot_name: str, variant: str):
 
 def _roll_out(args, report: dict, prepared, bot) -> None:
     """Every marked decision of ``report`` rolled out (``eval.review.rollout``)."""
-    from engine.rules import variant as get_variant
-    from eval.analysis.rollouts import RolloutError
-    from eval.review.rollout import count_marked, roll_out_marked
+    from gammon.engine.rules import variant as get_variant
+    from gammon.eval.analysis.rollouts import RolloutError
+    from gammon.eval.review.rollout import count_marked, roll_out_marked
 
     from ..rollout_options import check_rollout_bot, rollout_seed, rollout_settings
     source, games, rules = prepared
@@ -230,7 +230,7 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from eval.review.report import ReviewInputError, TooMuchWork, count_turns, prepare, review
+    from gammon.eval.review.report import ReviewInputError, TooMuchWork, count_turns, prepare, review
     from ..rollout_options import ONLY_WITH_ROLLOUT, check_rollout_args
     check_rollout_args(args, [n for n in ONLY_WITH_ROLLOUT if n != "no_progress"] + ["seed"])
     thresholds = thresholds_of(args)
@@ -259,12 +259,12 @@ def _run(args) -> int:
     if args.rollout:
         _roll_out(args, report, prepared, bot)
     if args.html:
-        from eval.review.html import write_report
+        from gammon.eval.review.html import write_report
         write_report(report, args.html)
     if args.json:
         print(json.dumps(report))
     else:
-        from eval.review.text import text_report
+        from gammon.eval.review.text import text_report
         print(text_report(report))
         if args.html:
             print(f"wrote the HTML report to {args.html}")

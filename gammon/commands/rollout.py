@@ -8,10 +8,10 @@ import math
 import os
 import sys
 
-from engine.outcomes import FIVE
-from engine.rules import VARIANTS
-from eval.analysis.rollouts import DEFAULT_TRIALS, MAX_TRIALS, SE_CHECK, RolloutError, Settings
-from eval.bots.registry import DEFAULT_BOT, NET_PREFIX, draws_numbers, valid_names
+from gammon.engine.outcomes import FIVE
+from gammon.engine.rules import VARIANTS
+from gammon.eval.analysis.rollouts import DEFAULT_TRIALS, MAX_TRIALS, SE_CHECK, RolloutError, Settings
+from gammon.eval.bots.registry import DEFAULT_BOT, NET_PREFIX, draws_numbers, valid_names
 
 from ..errors import UsageError, quote
 from ..match_state import add_score_options, check_money_rules, options_state, read_at_score
@@ -134,7 +134,7 @@ def _check_actors(args, name: str) -> None:
 
 def _anywhere(name: str) -> str:
     """A bot name a worker in another directory reads the same: net:PATH made absolute."""
-    from eval.bots.registry import net_spec
+    from gammon.eval.bots.registry import net_spec
     if not name.startswith(NET_PREFIX):
         return name
     path, plies = net_spec(name[len(NET_PREFIX):])
@@ -158,13 +158,13 @@ def _read(text: str, args, given):
 
 def _roll(args, bot, name: str, boards, states, settings: Settings, bar):
     """The results of the positions, in one process or on the actors."""
-    from eval.analysis.rollouts import rollout
+    from gammon.eval.analysis.rollouts import rollout
     kwargs = dict(states=states, keys=[0] * len(boards))
     try:
         if args.actors is None:
             return rollout(bot, boards, settings, progress=bar.update, **kwargs)
-        from eval.analysis.rollout_actors import rollout_on_actors
-        from eval.playing.cluster import ActorError, start_ray
+        from gammon.eval.analysis.rollout_actors import rollout_on_actors
+        from gammon.eval.playing.cluster import ActorError, start_ray
         try:
             start_ray(args.ray_address)
         except ActorError as e:

@@ -6,8 +6,8 @@ import argparse
 import sys
 import threading
 
-from engine.rules import VARIANTS
-from eval.bots.registry import valid_names
+from gammon.engine.rules import VARIANTS
+from gammon.eval.bots.registry import valid_names
 
 from ..errors import UsageError
 from ..external import MAX_CLIENTS, TIMEOUT
@@ -71,7 +71,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from engine.cube import CubeRules
+    from gammon.engine.cube import CubeRules
 
     from ..external import (ExternalPlayer, Tally, listen, one_torch_thread, serve,
                             signal_name, stop_on_signals)

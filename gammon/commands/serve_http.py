@@ -8,8 +8,8 @@ import sys
 import threading
 import time
 
-from engine.rules import VARIANTS
-from eval.analysis.rollouts import DEFAULT_TRIALS, MAX_TRIALS
+from gammon.engine.rules import VARIANTS
+from gammon.eval.analysis.rollouts import DEFAULT_TRIALS, MAX_TRIALS
 
 from ..errors import UsageError
 from ..external import MAX_CLIENTS, TIMEOUT
@@ -77,7 +77,7 @@ def run(args) -> int:
     gone = missing()
     if gone is not None:
         raise UsageError(f"serve-http needs the package {gone}: {INSTALL}")
-    from eval.bots.cube import probability_source
+    from gammon.eval.bots.cube import probability_source
 
     from ..external import one_torch_thread, signal_name, stop_on_signals
     from ..http_api import Api

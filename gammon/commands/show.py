@@ -8,12 +8,12 @@ import json
 
 import numpy as np
 
-from engine.board import BAR, OPP_BAR, borne_off, pip_counts
-from engine.formats import position, xgid
-from engine.formats.diagram import diagram
-from engine.formats.matchid import encode_match_id
-from engine.rules import VARIANTS, variant as get_variant
-from engine.rules.plakoto import per_point
+from gammon.engine.board import BAR, OPP_BAR, borne_off, pip_counts
+from gammon.engine.formats import position, xgid
+from gammon.engine.formats.diagram import diagram
+from gammon.engine.formats.matchid import encode_match_id
+from gammon.engine.rules import VARIANTS, variant as get_variant
+from gammon.engine.rules.plakoto import per_point
 
 from ..errors import UsageError, quote
 from ..match_state import match_fields, match_lines, read_position_and_match

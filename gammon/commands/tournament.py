@@ -7,8 +7,8 @@ import json
 import os
 import sys
 
-from engine.rules import VARIANTS
-from eval.bots.registry import valid_names
+from gammon.engine.rules import VARIANTS
+from gammon.eval.bots.registry import valid_names
 
 from ..errors import UsageError, quote
 from ..positions import SEED_RANGE, seed_type, whole_type
@@ -52,8 +52,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from eval.playing.match import new_seed
-    from eval.playing.tournament import cross_table, run_tournament
+    from gammon.eval.playing.match import new_seed
+    from gammon.eval.playing.tournament import cross_table, run_tournament
     bots = list(args.bots)
     if len(bots) < 2:
         raise UsageError(f"a tournament needs two or more bots, got {len(bots)}"

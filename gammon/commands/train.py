@@ -10,7 +10,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from engine.files import WriteError, reason
+from gammon.engine.files import WriteError, reason
 
 from ..errors import UsageError
 
@@ -65,7 +65,7 @@ def add_parser(sub) -> None:
     p.add_argument("--out", help="run directory (overrides the config)")
     p.add_argument("--resume", metavar="PATH", help="continue a run from its checkpoint.pt")
     p.add_argument("--seed", type=int, help="seed of the run, 0..2**63-1 (not with --resume)")
-    from engine.rules import VARIANTS
+    from gammon.engine.rules import VARIANTS
     p.add_argument("--variant", choices=list(VARIANTS),
                    help="the rules to train for (overrides the config; Plakoto and Nuclear "
                         "networks take their own encoding, chosen here)")
@@ -91,10 +91,10 @@ def add_parser(sub) -> None:
 
 
 def _load(args):
-    from model.checkpoint import CheckpointError
-    from train.config import (Config, ConfigError, RANGES, check_stages, check_variant,
+    from gammon.model.checkpoint import CheckpointError
+    from gammon.train.config import (Config, ConfigError, RANGES, check_stages, check_variant,
                               describe_range, load)
-    from train.trainer import resume_payload
+    from gammon.train.trainer import resume_payload
     for flag, key, value in (("--seed", "train.seed", args.seed),
                              ("--games", "train.games", args.games)):
         low, high = RANGES[key]
@@ -116,7 +116,7 @@ def _load(args):
                              f"--variant {variant}")
         model = {}
         if variant is not None:
-            from model.encoding import VARIANT_ENCODINGS
+            from gammon.model.encoding import VARIANT_ENCODINGS
             encoding = config.model.encoding
             if variant in VARIANT_ENCODINGS:
                 encoding = VARIANT_ENCODINGS[variant]
@@ -163,7 +163,7 @@ def _check_place(out: Path, args) -> None:
 
 def _check_out(out: Path, args) -> None:
     """Refuse a run directory that holds another run (checked holding its lock)."""
-    from train.trainer import run_files
+    from gammon.train.trainer import run_files
     if out.is_dir():
         files = run_files(out)
         if files and not _owns(out, args) and not args.overwrite:
@@ -180,7 +180,7 @@ def _check_out(out: Path, args) -> None:
 def _prepare_out(out: Path, args) -> None:
     """Create the run directory, make sure it takes files, clear an old run (--overwrite)
     and the temporary files of a save that a kill interrupted."""
-    from train.trainer import clear_run, remove_stale_tmp
+    from gammon.train.trainer import clear_run, remove_stale_tmp
     try:
         out.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=out):
@@ -212,7 +212,7 @@ def _start_actors(args) -> None:
             raise UsageError("--actor-device cuda: torch sees no CUDA device")
     if not 1 <= args.actors <= 4096:
         raise UsageError(f"--actors must be 1..4096 self-play actors, got {args.actors}")
-    from train.actors import ActorError, start_ray
+    from gammon.train.actors import ActorError, start_ray
     try:
         start_ray(args.ray_address)
     except ActorError as e:
@@ -234,7 +234,7 @@ def _train(args, config, payload, out: Path) -> int:
     _start_actors(args)
     import torch  # noqa: F401  (imported late: --help stays fast)
 
-    from train.trainer import Trainer
+    from gammon.train.trainer import Trainer
     try:
         trainer = Trainer(config, out, resume=payload, source=args.resume,
                           log=lambda text: print(text, file=sys.stderr),
@@ -262,7 +262,7 @@ def _run(args, config, trainer, writer, out: Path) -> int:
           file=sys.stderr)
     if args.actors:
         print(f"self-play on {args.actors} Ray actors", file=sys.stderr)
-    from train.actors import ActorError
+    from gammon.train.actors import ActorError
     with tqdm(total=total, initial=min(done, total), unit="game", dynamic_ncols=True,
               disable=args.no_progress or None, file=sys.stderr) as bar:
         try:
@@ -296,9 +296,9 @@ def _stage2(args, config, writer, out: Path) -> int:
     after generation; errors of its files and settings are one line (exit 2)."""
     from tqdm import tqdm
 
-    from train.rollout_data import DatasetError
-    from train.stage2 import run_stage2
-    from train.supervised import StageError
+    from gammon.train.rollout_data import DatasetError
+    from gammon.train.stage2 import run_stage2
+    from gammon.train.supervised import StageError
     with tqdm(unit="trial", dynamic_ncols=True, disable=args.no_progress or None,
               file=sys.stderr, leave=False) as bar:
         try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.rules import Rules
+from gammon.engine.rules import Rules
 
 STEP_ACTIONS = 26 * 6
 ROLL, DOUBLE, TAKE, PASS, BEAVER, NO_PLAY = range(STEP_ACTIONS, STEP_ACTIONS + 6)

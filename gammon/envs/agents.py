@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.cube import Cube, CubeRules, legal_responses
-from engine.cube_policy import offers, responses, tell_score
-from engine.game import asks
-from engine.movegen import legal_plays
-from engine.rules import Rules, variant as get_variant
-from eval.bots.registry import make_bot
+from gammon.engine.cube import Cube, CubeRules, legal_responses
+from gammon.engine.cube_policy import offers, responses, tell_score
+from gammon.engine.game import asks
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import Rules, variant as get_variant
+from gammon.eval.bots.registry import make_bot
 
 from .actions import BEAVER, DOUBLE, FIRST_VARIANT_ACTION, NO_PLAY, PASS, ROLL, TAKE
 from .core import BEFORE, MOVE, RESPOND, Games

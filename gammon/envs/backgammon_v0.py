@@ -22,8 +22,8 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from engine.formats.diagram import diagram
-from engine.rules import variant as get_variant
+from gammon.engine.formats.diagram import diagram
+from gammon.engine.rules import variant as get_variant
 
 from .actions import action_name
 from .core import OVER, PHASES, Games, cube_options

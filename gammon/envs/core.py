@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import flip
-from engine.cube import Cube, CubeRules, may_beaver, may_double, start_cubes
-from engine.cube_policy import offers, tell_score
-from engine.game import GameState, action_decisions, before_roll, cube_decisions, end_turn
-from engine.match import MatchScore
-from engine.movegen import legal_plays
-from engine.rules import Rules, variant as get_variant
+from gammon.engine.board import flip
+from gammon.engine.cube import Cube, CubeRules, may_beaver, may_double, start_cubes
+from gammon.engine.cube_policy import offers, tell_score
+from gammon.engine.game import GameState, action_decisions, before_roll, cube_decisions, end_turn
+from gammon.engine.match import MatchScore
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import Rules, variant as get_variant
 
 from .actions import (BEAVER, DOUBLE, FIRST_VARIANT_ACTION, NO_PLAY, PASS, ROLL, STEP_ACTIONS,
                       TAKE, action_count)

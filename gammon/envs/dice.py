@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.cube import opening_ties
-from engine.dice import DiceTable, opening_roll, roll
+from gammon.engine.cube import opening_ties
+from gammon.engine.dice import DiceTable, opening_roll, roll
 
 
 class RandomDice:

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.rules import Rules
-from model.encoding import LAYOUTS, VARIANT_ENCODINGS, encoder, read_boards
+from gammon.engine.rules import Rules
+from gammon.model.encoding import LAYOUTS, VARIANT_ENCODINGS, encoder, read_boards
 
 BEFORE_ROLL, RESPOND, MOVE = range(3)  # the phase units' order
 LOW, HIGH = -1.0, 64.0  # the Box's bounds (every unit of every encoding lies within)

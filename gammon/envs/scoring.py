@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.match import MatchContext, Matches
-from engine.met import MatchEquityTable, met_from_gammon_rate, named_met
+from gammon.engine.match import MatchContext, Matches
+from gammon.engine.met import MatchEquityTable, met_from_gammon_rate, named_met
 
 DEFAULT_MET = "kazaross-xg2"
 UNITS = 5  # the observation's match units

@@ -25,14 +25,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.dice import ROLL_WEIGHTS, ROLLS
-from engine.formats import posid, xgid
-from engine.formats.matchid import MatchState, decode_match_id
-from engine.formats.notation import format_play
-from engine.formats.position import read
-from engine.movegen import legal_plays
-from engine.plays import Plays
-from engine.rules import Rules, variant as get_variant
+from gammon.engine.dice import ROLL_WEIGHTS, ROLLS
+from gammon.engine.formats import posid, xgid
+from gammon.engine.formats.matchid import MatchState, decode_match_id
+from gammon.engine.formats.notation import format_play
+from gammon.engine.formats.position import read
+from gammon.engine.movegen import legal_plays
+from gammon.engine.plays import Plays
+from gammon.engine.rules import Rules, variant as get_variant
 
 from .actions import NO_PLAY
 from .core import BEFORE, MOVE, ROLLING, START, Games

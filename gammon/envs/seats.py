@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.game import Turn
+from gammon.engine.game import Turn
 
 
 class Agent:

@@ -15,9 +15,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from engine.formats.diagram import diagram
-from engine.rules import variant as get_variant
-from eval.bots.registry import draws_numbers
+from gammon.engine.formats.diagram import diagram
+from gammon.engine.rules import variant as get_variant
+from gammon.eval.bots.registry import draws_numbers
 
 from .actions import action_name
 from .agents import make_player

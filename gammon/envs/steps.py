@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.movegen import Plays
-from engine.rules import Rules
+from gammon.engine.movegen import Plays
+from gammon.engine.rules import Rules
 
 from .actions import STEP_ACTIONS
 

@@ -29,8 +29,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from engine.rules import variant as get_variant
-from eval.bots.registry import draws_numbers
+from gammon.engine.rules import variant as get_variant
+from gammon.eval.bots.registry import draws_numbers
 
 from .agents import make_player
 from .core import OVER, Games, cube_options

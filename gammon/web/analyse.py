@@ -15,10 +15,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.board import borne_off, pip_counts
-from engine.formats import posid, xgid
-from engine.formats.matchid import MatchState
-from engine.rules import variant as get_variant
+from gammon.engine.board import borne_off, pip_counts
+from gammon.engine.formats import posid, xgid
+from gammon.engine.formats.matchid import MatchState
+from gammon.engine.rules import variant as get_variant
 
 from ..errors import UsageError
 from ..http_api import BadRequest, read_dice
@@ -28,7 +28,7 @@ from ..positions import read_position, read_xgid
 def analyse(bot, evaluate, variant: str, position: str, dice: str | None = None) -> dict:
     """The analysis of ``position`` (a Position ID or an XGID) and, with ``dice`` (``3,1``;
     default: the XGID's roll, if any), of its roll. BadRequest names the field at fault."""
-    from eval.analysis import MatchLookAhead, analyze_position, cube_action, ranked_with_loss
+    from gammon.eval.analysis import MatchLookAhead, analyze_position, cube_action, ranked_with_loss
     rules = get_variant(variant)
     text = str(position).strip()
     state, beavers = None, False

@@ -32,15 +32,15 @@ from collections import OrderedDict
 
 import numpy as np
 
-from engine.board import borne_off, flip, pip_counts
-from engine.cube import BEAVER, PASS, TAKE as TAKE_CUBE, CubeRules, may_beaver
-from engine.dice import opening_roll
-from engine.formats import posid, xgid
-from engine.formats.matchid import CENTRED, MatchState
-from engine.formats.matfile import DOUBLE, DROP, TAKE, Action, format_match
-from engine.formats.notation import format_play
-from engine.movegen import legal_plays
-from engine.rules import Rules, variant as get_variant
+from gammon.engine.board import borne_off, flip, pip_counts
+from gammon.engine.cube import BEAVER, PASS, TAKE as TAKE_CUBE, CubeRules, may_beaver
+from gammon.engine.dice import opening_roll
+from gammon.engine.formats import posid, xgid
+from gammon.engine.formats.matchid import CENTRED, MatchState
+from gammon.engine.formats.matfile import DOUBLE, DROP, TAKE, Action, format_match
+from gammon.engine.formats.notation import format_play
+from gammon.engine.movegen import legal_plays
+from gammon.engine.rules import Rules, variant as get_variant
 
 from ..http_api import BadRequest, SEED_LIMIT
 from ..table import BOT, HUMAN, RESULTS, Table
@@ -82,7 +82,7 @@ class WebGame(Table):
     def __init__(self, game_id: str, bot, bot_name: str, variant: str = "standard",
                  length: int = 0, cube: bool = True, jacoby: bool = False,
                  beavers: bool = False, seed: int | None = None):
-        from eval.bots.cube import with_cube
+        from gammon.eval.bots.cube import with_cube
         board_rules(variant)  # a variant the board can play, else a one-line refusal
         cube_rules = CubeRules(jacoby, beavers) if cube or length else None
         if seed is None:
@@ -198,7 +198,7 @@ class WebGame(Table):
 
     def hint(self, count: int) -> dict:
         """The bot's best plays for the person's roll, with their probabilities."""
-        from eval.analysis import ranked
+        from gammon.eval.analysis import ranked
         self._expect("move", "ask for a hint on a play")
         self.tell_score()
         d1, d2 = self.dice

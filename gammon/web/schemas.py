@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eval.analysis.rollouts import MAX_PLIES
-from model.cube import EFFICIENCY
+from gammon.eval.analysis.rollouts import MAX_PLIES
+from gammon.model.cube import EFFICIENCY
 
 # --- the requests ------------------------------------------------------------------------
 

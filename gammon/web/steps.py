@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.rules import Rules
+from gammon.engine.rules import Rules
 
 from ..http_api import BadRequest
 

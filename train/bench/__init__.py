@@ -1,2 +1,2 @@
-"""Benchmarks of training: self-play games/s (``python -m train.bench``), scaling over
+"""Benchmarks of training: self-play games/s (``python -m gammon.train.bench``), scaling over
 Ray actors, the GPU."""

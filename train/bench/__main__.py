@@ -1,5 +1,5 @@
-"""``python -m train.bench``: the self-play benchmark (``train.bench.selfplay``)."""
+"""``python -m gammon.train.bench``: the self-play benchmark (``train.bench.selfplay``)."""
 
-from train.bench.selfplay import main
+from gammon.train.bench.selfplay import main
 
 raise SystemExit(main())

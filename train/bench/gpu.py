@@ -12,7 +12,7 @@ For each batch size (default 512, 1024, 2048, 4096, 8192, 16384):
 ``--device cuda`` (the default when torch sees a CUDA device) runs the network there;
 without one it runs on the CPU and says so. Prints a table, or JSON (``--json``).
 
-    python -m train.bench.gpu [--device auto|cpu|cuda] [--batches 512,1024,...]
+    python -m gammon.train.bench.gpu [--device auto|cpu|cuda] [--batches 512,1024,...]
                              [--hidden 80] [--encoding classic] [--seconds 5] [--json]
 """
 
@@ -45,8 +45,8 @@ def _sync(device) -> None:
 
 
 def measure(batch: int, evaluator, device, seconds: float, rng: np.random.Generator) -> dict:
-    from engine.sample import from_random_play
-    from train.selfplay import SelfPlay
+    from gammon.engine.sample import from_random_play
+    from gammon.train.selfplay import SelfPlay
     # evaluations: positions of random games, the batch filled by repeating them
     boards, _ = from_random_play(rng, 4)
     boards = boards[rng.integers(0, len(boards), batch)]
@@ -84,7 +84,7 @@ def measure(batch: int, evaluator, device, seconds: float, rng: np.random.Genera
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.bench.gpu", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m gammon.train.bench.gpu", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
                         help="where the network runs (default: cuda when torch sees one)")
@@ -109,9 +109,9 @@ def main(argv=None) -> int:
         return 2
     import torch
 
-    from model.encoding import ENCODINGS, width
-    from model.net import ValueNet
-    from model.policy import NetEvaluator
+    from gammon.model.encoding import ENCODINGS, width
+    from gammon.model.net import ValueNet
+    from gammon.model.policy import NetEvaluator
     if args.encoding not in ENCODINGS:
         print(f"bench_gpu: unknown --encoding {args.encoding[:40]!r}; valid: "
               f"{', '.join(ENCODINGS)}", file=sys.stderr)

@@ -1,8 +1,8 @@
 """Labels per core-second: what each way of labelling the second stage's positions costs,
 side by side in one process on one thread (issue 37).
 
-    python -m train.bench.labels                     # 64 positions, the shipped net
-    python -m train.bench.labels --positions 128 --net checkpoints/stage2-gen1.pt --json
+    python -m gammon.train.bench.labels                     # 64 positions, the shipped net
+    python -m gammon.train.bench.labels --positions 128 --net checkpoints/stage2-gen1.pt --json
 
 The same positions (drawn as the second stage draws them, ``sample_positions``) are
 labelled by
@@ -30,11 +30,11 @@ import numpy as np
 def measure(positions: int = 64, rounds: int = 1, net: str = "", games: int = 8,
             seed: int = 1, log=None) -> dict:
     """{method: {"labels", "core_seconds", "per_core_second"}} over ``rounds`` rounds."""
-    from eval.analysis.rollouts import Settings, one_thread, rollout
-    from eval.bots.registry import make_bot
-    from model.lookahead import position_values
-    from train import mining
-    from train.rollout_positions import sample_positions
+    from gammon.eval.analysis.rollouts import Settings, one_thread, rollout
+    from gammon.eval.bots.registry import make_bot
+    from gammon.model.lookahead import position_values
+    from gammon.train import mining
+    from gammon.train.rollout_positions import sample_positions
     bot = make_bot(f"net:{net}")
     ev = bot.evaluator
     boards, _ = sample_positions(bot, positions, seed, opponents=(make_bot("pubeval"),),
@@ -73,9 +73,9 @@ def table(result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    from eval.bots.registry import BotUnavailable
-    from eval.gnubg.cli import OneLineParser, UsageError, first_line
-    p = OneLineParser(prog="python -m train.bench.labels", description=__doc__,
+    from gammon.eval.bots.registry import BotUnavailable
+    from gammon.eval.gnubg.cli import OneLineParser, UsageError, first_line
+    p = OneLineParser(prog="python -m gammon.train.bench.labels", description=__doc__,
                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--positions", type=int, default=64,
                    help="positions labelled by each look-ahead and by rollouts (default 64)")

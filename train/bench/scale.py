@@ -19,7 +19,7 @@ plays as fast as the single actor measured here (one core each) and the learner 
 of its own: games/s = min(N x one actor, the learner's ceiling), and the broadcast traffic
 it implies. Prints a table, or JSON (``--json``).
 
-    python -m train.bench.scale [--seconds 40] [--repeats 3] [--hidden 80] [--parallel 512]
+    python -m gammon.train.bench.scale [--seconds 40] [--repeats 3] [--hidden 80] [--parallel 512]
                                [--json]
 """
 
@@ -34,8 +34,8 @@ import threading
 import time
 
 
-from train.config import Config
-from train.trainer import Trainer
+from gammon.train.config import Config
+from gammon.train.trainer import Trainer
 
 PROJECTED = (1, 2, 8, 32, 100)
 
@@ -106,7 +106,7 @@ def learner_ceiling(hidden: int, parallel: int, seconds: float) -> dict:
     valued and learned from as fast as it can, in positions/s (the untrained network's
     games are longer than a training run's, so games/s would understate it). Also the
     broadcast's bytes and the positions between two updates (broadcasts)."""
-    from train.actors import GameBatch, SelfPlayActor
+    from gammon.train.actors import GameBatch, SelfPlayActor
     with tempfile.TemporaryDirectory() as out:
         trainer = Trainer(_config(hidden, parallel), out, log=lambda text: None)
         payload = trainer._model_payload()
@@ -143,7 +143,7 @@ def project(one_actor: float, positions_per_game: float, learner: dict) -> list[
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.bench.scale", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m gammon.train.bench.scale", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=40.0,
                         help="measured wall time of each run after its warm-up (default 40)")
@@ -160,7 +160,7 @@ def main(argv=None) -> int:
         print("bench_scale: --seconds 1..3600, --hidden 1..4096, --parallel 2..65536, "
               "--repeats 1..20", file=sys.stderr)
         return 2
-    from train.actors import ActorError, start_ray
+    from gammon.train.actors import ActorError, start_ray
     try:
         start_ray(None, cpus=2)
     except ActorError as e:

@@ -2,7 +2,7 @@
 update, the rest), measured on a short real run of the trainer.
 
 With ``--baseline REV`` it instead runs this benchmark on today's tree and on a copy of
-git revision REV (``git archive REV``) in turns, each run a fresh ``python -m train.bench
+git revision REV (``git archive REV``) in turns, each run a fresh ``python -m gammon.train.bench
 --json`` process, ``--rounds`` times (ABBA order), and prints every run's games/s, the median
 of each side and the median of the per-round ratios current/baseline.
 
@@ -10,7 +10,7 @@ With ``--encodings A,B`` it instead trains a network of each input encoding (sam
 size) in turns in this one process, ``--rounds`` times (ABBA order), and prints every run's
 games/s, the median of each and the median of the per-round ratios B/A.
 
-    python -m train.bench [--games 6000] [--hidden 80] [--parallel 512] [--threads 1]
+    python -m gammon.train.bench [--games 6000] [--hidden 80] [--parallel 512] [--threads 1]
                           [--encoding classic] [--baseline REV | --encodings A,B]
                           [--rounds 3]
 """
@@ -28,12 +28,13 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-import engine.game
-import engine.movegen
-from eval.bench.revision import BaselineError, extract_revision, last_line, resolve_revision
-from model.policy import NetEvaluator
-from train.config import Config
-from train.trainer import Trainer
+import gammon.engine.game
+import gammon.engine.movegen
+from gammon.eval.bench.revision import (BaselineError, extract_revision, in_tree_names,
+                                        last_line, resolve_revision)
+from gammon.model.policy import NetEvaluator
+from gammon.train.config import Config
+from gammon.train.trainer import Trainer
 
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -63,14 +64,14 @@ class Stopwatch:
 @contextmanager
 def _patched(watch: Stopwatch):
     """Time the rules (legal plays), the network (forward passes) and the updates."""
-    saved = (engine.game.legal_plays, NetEvaluator.__call__, Trainer._update)
-    engine.game.legal_plays = watch.wrap("rules", engine.movegen.legal_plays)
+    saved = (gammon.engine.game.legal_plays, NetEvaluator.__call__, Trainer._update)
+    gammon.engine.game.legal_plays = watch.wrap("rules", gammon.engine.movegen.legal_plays)
     NetEvaluator.__call__ = watch.wrap("network", saved[1])
     Trainer._update = watch.wrap("update", saved[2])
     try:
         yield
     finally:
-        engine.game.legal_plays, NetEvaluator.__call__, Trainer._update = saved
+        gammon.engine.game.legal_plays, NetEvaluator.__call__, Trainer._update = saved
 
 
 def measure(games: int, hidden: int, parallel: int, threads: int, seed: int = 1,
@@ -115,9 +116,9 @@ def _environment(tree: Path) -> dict:
 
 def _check_imports(tree: Path) -> None:
     """The packages a run in ``tree`` imports come from ``tree`` (not an installed copy)."""
-    probe = ("import importlib.util as u\n"
-             "for name in ('engine', 'model', 'train'):\n"
-             "    print(u.find_spec(name).origin)")
+    probe = in_tree_names("import importlib.util as u\n"
+                          "for name in ('gammon.engine', 'gammon.model', 'gammon.train'):\n"
+                          "    print(u.find_spec(name).origin)", tree)
     done = subprocess.run([sys.executable, "-c", probe], cwd=tree, env=_environment(tree),
                           capture_output=True, text=True, timeout=120)
     if done.returncode:
@@ -128,9 +129,10 @@ def _check_imports(tree: Path) -> None:
 
 
 def run_tree(tree: Path, games: int, hidden: int, parallel: int, threads: int) -> dict:
-    """``python -m train.bench --json`` of the source tree ``tree`` in a fresh process."""
-    command = [sys.executable, "-m", "train.bench", "--json", "--games", str(games),
-               "--hidden", str(hidden), "--parallel", str(parallel), "--threads", str(threads)]
+    """``python -m gammon.train.bench --json`` of the source tree ``tree`` in a fresh process."""
+    command = [sys.executable, "-m", in_tree_names("gammon.train.bench", tree), "--json",
+               "--games", str(games), "--hidden", str(hidden), "--parallel", str(parallel),
+               "--threads", str(threads)]
     done = subprocess.run(command, cwd=tree, env=_environment(tree), capture_output=True,
                           text=True)
     if done.returncode:
@@ -287,7 +289,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
-    from model.encoding import ENCODINGS
+    from gammon.model.encoding import ENCODINGS
     names = [args.encoding] if args.encodings is None else args.encodings.split(",")
     if args.encodings is not None and len(names) != 2:
         parser.error("--encodings takes two names separated by a comma, e.g. classic,advanced")

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from eval.gnubg.driver import find_gnubg, run_gnubg  # noqa: E402
+from gammon.eval.gnubg.driver import find_gnubg, run_gnubg  # noqa: E402
 
 PLAYERS = [f"set player {p} {what}" for p in (0, 1)
            for what in ("gnubg", "chequerplay evaluation plies 0",
