@@ -403,13 +403,37 @@ def replay(game: Game, variant: str = "standard", number: int = 1,
     """
     rules = get_variant(variant)
     cube_rules = CubeRules(jacoby=True, max_cube=_MONEY.max_cube) if jacoby else _MONEY
-    state = None  # one game; its seat is the .mat player (0 left, 1 right)
-    pending, winner, points, ended = None, None, 0, ""
+    state, ended, winner, points = _walk(game, rules, cube_rules, number)
+    if state is None:
+        state = start_state(game, rules, 0)
+    board = state.boards[0] if ended != "bear-off" else flip(state.boards[0])
+    if game.winner is not None:
+        if not ended:
+            winner, points, ended = game.winner, game.points, "resignation"
+        elif (game.winner, game.points) != (winner, points):
+            raise ValueError(f"game {number}: the file says player {game.winner} wins "
+                             f"{game.points}, the play says player {winner} wins {points}")
+    return Replay(board, int(state.cube.value[0]), winner, points, ended)
+
+
+def _walk(game: Game, rules, cube_rules: CubeRules, number: int = 1, settle: bool = False):
+    """The one walk of a game's actions through the game loop: (the game loop's state or
+    None without actions, how the play ended the game ("bear-off", "drop" or ""), the
+    winner, the points); ValueError naming the first illegal action.
+
+    ``settle``: as GNU Backgammon imports, rolls written without plays after the game's end
+    are dropped from ``game.actions``, and so is a last roll without a play that could be
+    played (the player rolled, then resigned)."""
+    state, pending, winner, points, ended = None, None, None, 0, ""
     one = np.zeros(1, dtype=np.int64)
-    for k, a in enumerate(game.actions, 1):
-        where = (f"game {number}, action {k} ({a.kind} by player {a.player}"
+    actions = game.actions
+    for k, a in enumerate(actions):
+        where = (f"game {number}, action {k + 1} ({a.kind} by player {a.player}"
                  f"{f', line {a.line}' if a.line else ''})")
         if ended:
+            if settle and all(b.kind == PLAY and not b.play for b in actions[k:]):
+                del actions[k:]  # rolls written after the game's end, without plays
+                break
             raise ValueError(f"{where}: the game is already over ({ended})")
         if state is None:
             state = start_state(game, rules, a.player)
@@ -421,6 +445,9 @@ def replay(game: Game, variant: str = "standard", number: int = 1,
                 raise ValueError(f"{where}: it is player {mover}'s turn")
             board = state.boards[0]
             plays = legal_plays(board[None], np.array([a.dice]), rules)
+            if settle and not a.play and plays.dice_used[0] > 0 and k == len(actions) - 1:
+                del actions[k]  # a roll, then the end: the player resigned after rolling
+                break
             try:
                 row = parse_play(a.play, board, a.dice[0], a.dice[1], plays, rules)
             except ValueError as e:
@@ -430,7 +457,7 @@ def replay(game: Game, variant: str = "standard", number: int = 1,
         elif a.kind == DOUBLE:
             if pending is not None or a.player != mover:
                 raise ValueError(f"{where}: only the player on turn may double, before rolling")
-            if not may_double(cube, _MONEY)[0]:
+            if not may_double(cube, cube_rules)[0]:
                 raise ValueError(f"{where}: the cube belongs to the other player")
             if a.cube and a.cube != 2 * cube.value[0]:
                 raise ValueError(f"{where}: doubles to {a.cube}, the cube is at {cube.value[0]}")
@@ -445,16 +472,7 @@ def replay(game: Game, variant: str = "standard", number: int = 1,
                 winner, points, ended = pending, int(pass_points(cube)[0]), "drop"
         else:
             raise ValueError(f"{where}: unknown action")
-    if state is None:
-        state = start_state(game, rules, 0)
-    board = state.boards[0] if ended != "bear-off" else flip(state.boards[0])
-    if game.winner is not None:
-        if not ended:
-            winner, points, ended = game.winner, game.points, "resignation"
-        elif (game.winner, game.points) != (winner, points):
-            raise ValueError(f"game {number}: the file says player {game.winner} wins "
-                             f"{game.points}, the play says player {winner} wins {points}")
-    return Replay(board, int(state.cube.value[0]), winner, points, ended)
+    return state, ended, winner, points
 
 
 def start_state(game: Game, rules, player: int):
@@ -566,49 +584,12 @@ def _ends_match(match: Match, score, said, player: int, won: int) -> bool:
 
 def _settle_game(game: Game, rules, cube_rules: CubeRules):
     """(how the play ended the game, winner, points, the cube's value at the end) after
-    dropping a trailing roll without a play; None at the first illegal action."""
-    state, pending, winner, points, ended = None, None, None, 0, ""
-    one = np.zeros(1, dtype=np.int64)
-    actions = game.actions
-    for k, a in enumerate(actions):
-        if ended:
-            if all(b.kind == PLAY and not b.play for b in actions[k:]):
-                del actions[k:]  # rolls written after the game's end, without plays
-                break
-            return None
-        if state is None:
-            state = start_state(game, rules, a.player)
-        mover, cube = int(state.seat[0]), state.cube
-        if a.kind == PLAY:
-            if pending is not None or a.player != mover:
-                return None
-            board = state.boards[0]
-            plays = legal_plays(board[None], np.array([a.dice]), rules)
-            if not a.play and plays.dice_used[0] > 0:
-                if k == len(actions) - 1:
-                    del actions[k]  # a roll, then the end: the player resigned after rolling
-                    break
-                return None
-            try:
-                row = parse_play(a.play, board, a.dice[0], a.dice[1], plays, rules)
-            except ValueError:
-                return None
-            if end_turn(state, one, plays.boards[row][None], rules, cube_rules)[0]:
-                winner, ended, points = mover, "bear-off", abs(int(state.points[0]))
-        elif a.kind == DOUBLE:
-            if pending is not None or a.player != mover or not may_double(cube, cube_rules)[0]:
-                return None
-            pending = a.player
-        elif a.kind in (TAKE, DROP):
-            if pending is None or a.player == pending:
-                return None
-            if a.kind == TAKE:
-                state.cube = accept(cube, np.array([TAKE_CUBE], dtype=np.int8))
-                pending = None
-            else:
-                winner, points, ended = pending, int(pass_points(cube)[0]), "drop"
-        else:
-            return None
+    dropping a trailing roll without a play (``_walk``'s settle); None at the first illegal
+    action (the game is left as read: ``replay`` or the review's walk names the action)."""
+    try:
+        state, ended, winner, points = _walk(game, rules, cube_rules, settle=True)
+    except ValueError:
+        return None
     value = int(state.cube.value[0]) if state is not None else (
         game.start.cube if game.start is not None else 1)
     return ended, winner, points, value
