@@ -466,8 +466,10 @@ class Session(Table):
     def board_text(self, board, note: str) -> str:
         """The diagram from the person's side, its 'X on roll' line replaced by ``note``."""
         bomb = None
-        if self.has_bomb:  # X is the person: the bomb relative to him
-            bomb = int(self.state.extra["bomb"][0]) * (1 if self.turn == HUMAN else -1)
+        if self.has_bomb:  # X is the person: the bomb relative to him; before the first
+            # game's opening roll there is no state yet and the bomb is centred, as it starts
+            bomb = 0 if self.state is None else (
+                int(self.state.extra["bomb"][0]) * (1 if self.turn == HUMAN else -1))
         return board_text(self.variant, board, note, bomb)
 
 

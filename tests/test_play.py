@@ -131,15 +131,15 @@ class AlwaysDoubles:
         return np.ones(len(boards), dtype=np.int8)
 
 
-def _session(respond, bot="pubeval", cube=False, manual=False, seed=3):
+def _session(respond, bot="pubeval", cube=False, manual=False, seed=3, variant="standard"):
     rules = CubeRules() if cube else None
     player = make_bot(bot, seed)
     if cube:
         from gammon.engine.cube_policy import CubeBot
         player = CubeBot(player, AlwaysDoubles(), bot)
     console = Script(respond)
-    return Session(player, bot, console, np.random.default_rng(seed), cube_rules=rules,
-                   manual_dice=manual, name="tester"), console
+    return Session(player, bot, console, np.random.default_rng(seed), variant=variant,
+                   cube_rules=rules, manual_dice=manual, name="tester"), console
 
 
 def test_cube_doubles_takes_and_a_pass_are_recorded(tmp_path):
@@ -245,9 +245,11 @@ def test_resign_scores_the_game_and_reads_back_as_a_resignation(tmp_path):
     assert result.ended_by == "resignation" and (result.winner, result.points) == (1, 3)
 
 
-def test_board_and_resign_before_the_opening_roll_explain_themselves():
+@pytest.mark.parametrize("variant", ["standard", "nuclear"])
+def test_board_and_resign_before_the_opening_roll_explain_themselves(variant):
     """--manual-dice: 'board' and 'resign' typed at the opening-roll prompt, before the
-    game has a state, answer in words (they used to crash)."""
+    game has a state, answer in words (they used to crash; in Nuclear the board's bomb
+    line too: centred, as it starts)."""
     rolls = iter(["board", "resign", "help", "3 1"])
 
     def respond(prompt):
@@ -255,9 +257,10 @@ def test_board_and_resign_before_the_opening_roll_explain_themselves():
             return next(rolls)
         return None  # then the end of input
 
-    session, console = _session(respond, manual=True)
+    session, console = _session(respond, manual=True, variant=variant)
     assert session.run() == 0
     assert "No game in progress yet" in console.text and "starting position" in console.text
+    assert ("bomb: centred" in console.text) == (variant == "nuclear")
     assert "nothing to resign yet" in console.text
     assert "Opening roll: you 3, pubeval 1" in console.text
 
