@@ -65,6 +65,11 @@ level v (the cube's value when somebody holds it, or c centred):
     double (Crawford game, dead cube, the opponent holds the cube) the action is no double
     and the equity ND; the response is still what the numbers say of a double.
 
+    At 2-away 2-away the cube counts as dead (x = 0: ND and DT are the dead values), as
+    GNU Backgammon values positions there: the first double is the last (after it any
+    win wins the match), and a live line through the cash at M(1, 2) would give away the
+    gammons that win the match outright at a cube of 1.
+
     Post-Crawford the opponent (1-away) may never redouble, so DT is the dead line at 2c,
     which is never below ND: the trailer doubles at once unless he is too good (the
     leader's take or pass then follows from DT against DP: at 2-away/1-away he passes
@@ -279,7 +284,11 @@ def match_cube_equities(p5, score: MatchScore, met: MatchEquityTable | None = No
     if is_money(score):
         return money.cube_equities(p, np.asarray(score.owner), efficiency)
     game = _Game(p, score, met or default_met())
-    c, x = game.c, efficiency
+    # 2-away 2-away: the cube counts as dead, as at GNU Backgammon's evaluations (its
+    # cubeful formulas are used "unless the score is 2-away, 2-away", where its
+    # positions are valued cubeless): the first double there is the last, and the live
+    # lines' cash at 70% would throw away gammons that win the match outright
+    c, x = game.c, np.where((game.a == 2) & (game.b == 2), 0.0, efficiency)
     nd = (1 - x) * game.dead(c) + x * game.live(c, game.owner)
     dt = (1 - x) * game.dead(2 * c) + x * game.live(2 * c, np.full_like(game.owner, OPPONENT))
     dp = game.m(game.a - c, game.b)

@@ -185,6 +185,36 @@ def test_two_away_two_away_takes_at_the_dead_cube_take_point(met):
     assert [mc.RESPONSES[r] for r in d.response] == ["take", "pass"]
 
 
+def test_two_away_two_away_values_positions_cubeless_as_gnubg_does():
+    """At 2-away 2-away no live-cube line: ND and DT are the dead (cubeless) values. The
+    numbers are GNU Backgammon 1.07's own, 0-ply cubeful analysis with Kazaross XG2
+    (tests/data/real/gibbon/7point.sgf, game 8 at 5-5 of 7, move 26, `export match text`):
+    the cube decision before the roll, then three plays of 4-2 valued with the opponent
+    on roll (a live line there gave 8/4 5/3* +0.53 instead of +0.26)."""
+    from gammon.engine.met import named_met
+    xg2 = named_met("kazaross-xg2")
+    score = MatchScore(2, 2, 7)
+    eq = mc.match_cube_equities(np.array([[0.574842, 0.126323, 0.002960, 0.097336,
+                                           0.002412]]), score, xg2)
+    emg = [float(mc.to_emg(v, score, xg2)[0])
+           for v in (eq.no_double, eq.double_take, eq.double_pass)]
+    assert emg == pytest.approx([0.202415, 0.421978, 1.0], abs=2e-6)
+    assert np.allclose(eq.no_double, mc.match_winning_chances(
+        np.array([[0.574842, 0.126323, 0.002960, 0.097336, 0.002412]]), score, xg2))
+    after_plays = np.array([[0.616593, 0.141845, 0.004737, 0.125108, 0.005026],  # 8/4 5/3*
+                            [0.495538, 0.099480, 0.002513, 0.076872, 0.000658],  # 10/4
+                            [0.405198, 0.090225, 0.004845, 0.281743, 0.010746]])  # 22/18 6/4
+    mwc = mc.play_mwc(after_plays, MatchScore(np.full(3, 2), np.full(3, 2), 7), xg2)
+    assert mc.to_emg(mwc, score, xg2, n=3) == pytest.approx([0.263632, -0.025156, -0.538],
+                                                             abs=2e-6)
+    # one point away from it the live lines are back
+    live = mc.match_cube_equities(np.array([[0.574842, 0.126323, 0.002960, 0.097336,
+                                             0.002412]]), MatchScore(3, 2, 7), xg2)
+    dead = mc.match_winning_chances(np.array([[0.574842, 0.126323, 0.002960, 0.097336,
+                                               0.002412]]), MatchScore(3, 2, 7), xg2)
+    assert abs(live.no_double[0] - dead[0]) > 0.005
+
+
 # ------------------------------------------------------------------------------ monotony
 
 @pytest.mark.parametrize("a, b, cube, owner", [(7, 7, 1, 0), (5, 3, 1, 0), (3, 5, 1, 0),
