@@ -294,3 +294,142 @@ def test_positions_set_up_from_a_position_id_and_an_xgid_are_analysed(servers, b
 def _race_board():
     from gammon.engine.formats import posid
     return posid.decode(RACE)
+
+
+# --- every variant on the board (issue 41, point 1) ---------------------------------------
+
+def _new_variant_game(d, base: str, variant: str, seed: int) -> None:
+    """A money game of ``variant`` without the cube, chosen on the new-game form."""
+    d.get(f"{base}/?start=0&cube=0")
+    WebDriverWait(d, WAIT).until(lambda _: _phase(d) == "none")
+    from selenium.webdriver.support.ui import Select
+    Select(d.find_element(By.ID, "variant")).select_by_value(variant)
+    field = d.find_element(By.ID, "seed")
+    field.clear()
+    field.send_keys(str(seed))
+    _press(d, "new-game")
+
+
+def _stacks(d) -> dict:
+    """Each point's stack as the page draws it: {point: (count, owner, pinned, mother)}."""
+    return {int(k): tuple(v) for k, v in d.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('#board g[id^=stack-]')]"
+        ".map(g => [g.dataset.point, [Number(g.dataset.count), g.dataset.owner,"
+        " g.dataset.pinned, g.dataset.mother]]))").items()}
+
+
+def _play_out(d, rng, choose, on_roll=None, turns: int = 600) -> None:
+    """Play the game to its end by clicks: roll (or ``on_roll(d)`` first, which may act and
+    return True), take any double, make the play ``choose(plays, hits)`` picks step by
+    step, Done."""
+    for _ in range(turns):
+        phase = _phase(d)
+        if phase in ("over", "match_over"):
+            return
+        if phase == "roll":
+            if on_roll is None or not on_roll(d):
+                _press(d, "roll")
+        elif phase == "answer":
+            _press(d, "take")
+        else:
+            assert phase == "move", phase
+            plays = _legal_plays(d)
+            hits = [json.loads(h) for h in d.execute_script(
+                "return [...document.querySelectorAll('#legal-plays .legal-play')]"
+                ".map(li => li.dataset.hits)")]
+            for source, target in plays[choose(plays, hits)]:
+                d.find_element(By.ID, _place(source)).click()
+                d.find_element(By.ID, _place(target)).click()
+                assert "error" not in d.find_element(By.ID, "message").get_attribute("class")
+            _press(d, "done")
+    raise AssertionError(f"the game did not end in {turns} actions")
+
+
+def test_a_plakoto_game_by_clicks_to_the_end_against_its_shipped_model(servers, browser):
+    """Plakoto against checkpoints/plakoto.pt (the server plays standard): a move onto a
+    lone checker draws a pin, not a hit; the game is played to its end."""
+    d = browser
+    _new_variant_game(d, servers["pubeval"], "plakoto", seed=41)
+    assert d.find_element(By.ID, "variant").get_attribute("value") == "plakoto"
+    assert "Plakoto" in d.find_element(By.ID, "score").text
+    assert "pinned, not hit" in d.find_element(By.ID, "log").text  # the rules, said
+    assert "net:" in d.find_element(By.ID, "score").text  # the shipped model, not pubeval
+    rng = random.Random(41)
+    pinned = []
+
+    def choose(plays, hits):
+        """A play that pins where there is one (checking the pin drawn before Done)."""
+        pins = [k for k, h in enumerate(hits) if any(h)]
+        if not pins or pinned:
+            return rng.randrange(len(plays))
+        k = rng.choice(pins)
+        step = next(s for s, h in zip(plays[k], hits[k]) if h)
+        for source, target in plays[k]:
+            d.find_element(By.ID, _place(source)).click()
+            d.find_element(By.ID, _place(target)).click()
+        count, owner, under, _ = _stacks(d)[step[1]]
+        pinned.append((step[1], count, owner, under))
+        d.find_element(By.ID, "undo").click()
+        while d.find_element(By.ID, "undo").is_enabled():
+            d.find_element(By.ID, "undo").click()
+        return k
+
+    _play_out(d, rng, choose)
+    assert pinned, "no move onto a lone checker in the whole game"
+    point, count, owner, under = pinned[0]
+    assert (owner, under) == ("you", "bot") and count >= 1  # ours on top, theirs pinned
+    assert _phase(d) == "over"
+    log = d.find_element(By.ID, "log").text
+    assert "pinning on" in log and ("You win" in log or "net: wins" in log)
+
+
+def test_a_nuclear_game_with_a_detonation_by_clicks_to_the_end(servers, browser):
+    """Nuclear against checkpoints/nuclear.pt: the bomb drawn centred, a detonation by the
+    Detonate button sends every blot to the bar and the bomb to the bot."""
+    d = browser
+    _new_variant_game(d, servers["pubeval"], "nuclear", seed=7)
+    bomb = d.find_element(By.ID, "bomb")
+    assert bomb.get_attribute("data-owner") in ("centred", "bot")
+    done = []
+
+    def detonate(d) -> bool:
+        button = d.find_element(By.ID, "detonate")
+        if done or not button.is_enabled():
+            return False
+        blots = sum(1 for count, owner, *_ in _stacks(d).values() if count == 1)
+        bars = [int(d.find_element(By.ID, f"bar-{w}-checkers").get_attribute("data-count"))
+                for w in ("you", "bot")]
+        _press(d, "detonate")
+        after = [int(d.find_element(By.ID, f"bar-{w}-checkers").get_attribute("data-count"))
+                 for w in ("you", "bot")]
+        assert all(count != 1 for count, *_ in _stacks(d).values())  # no blot left
+        assert sum(after) - sum(bars) == blots
+        assert d.find_element(By.ID, "bomb").get_attribute("data-owner") == "bot"
+        assert "You detonate the bomb" in d.find_element(By.ID, "log").text
+        assert not d.find_element(By.ID, "detonate").is_enabled()  # the bot's now
+        done.append(blots)
+        return True
+
+    rng = random.Random(7)
+    _play_out(d, rng, lambda plays, hits: rng.randrange(len(plays)), on_roll=detonate)
+    assert done, "the Detonate button was never enabled"
+    assert _phase(d) == "over"
+
+
+def test_the_board_draws_plakoto_mothers_and_pins_from_its_cells(servers, browser):
+    """draw.js reads Plakoto's cells: +17 one of yours pinning one of the bot's, -18 two of
+    the bot's pinning one of yours; a mother ringed."""
+    d = browser
+    d.get(f"{servers['pubeval']}/?start=0")
+    WebDriverWait(d, WAIT).until(lambda _: _phase(d) == "none")
+    board = [0] * 26
+    board[24], board[10], board[1], board[5], board[20] = 1, 17, -1, -18, -12
+    d.execute_script("drawBoard(document.getElementById('board'), {board: arguments[0], "
+                     "variant: 'plakoto', checkers: 15, mothers: {you: 24, bot: 1}})", board)
+    stacks = _stacks(d)
+    assert stacks[10] == (1, "you", "bot", "") and stacks[5] == (2, "bot", "you", "")
+    assert stacks[24] == (1, "you", "", "you") and stacks[1] == (1, "bot", "", "bot")
+    assert len(d.find_elements(By.CSS_SELECTOR, "#board .mother")) == 2
+    assert len(d.find_elements(By.CSS_SELECTOR, "#board .checker.pinned")) == 2
+    off = d.find_element(By.ID, "off-you-checkers").get_attribute("data-count")
+    assert off == str(15 - (1 + 1 + 1))  # 24, 10 and the one pinned on 5

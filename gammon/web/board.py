@@ -10,6 +10,7 @@ that its 405 answers list their methods).
     POST /game/{id}/roll           roll the dice
     POST /game/{id}/play           the whole play, as its steps [[from, to], ...]
     POST /game/{id}/double         offer the cube (the bot takes, passes or beavers)
+    POST /game/{id}/detonate       Nuclear: explode the bomb before your roll
     POST /game/{id}/answer         take, pass or beaver the bot's double
     POST /game/{id}/resign         resign a single game, a gammon or a backgammon
     POST /game/{id}/next           the next game of the series or match
@@ -30,6 +31,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
+from gammon.engine.rules import VARIANTS
+
 from fastapi import FastAPI, Path as InPath, Query
 from fastapi.responses import FileResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,14 +42,21 @@ from .analyse import analyse
 from .game import MAX_GAMES, Games, NoGame, Refused
 
 STATIC = Path(__file__).resolve().parent / "static"
-FILES = {"board.js": "text/javascript", "board.css": "text/css"}
+FILES = {"board.js": "text/javascript", "draw.js": "text/javascript", "board.css": "text/css"}
 MAX_LENGTH = 64  # points of a match, as gammon play --match
+
+
+VariantName = Literal[tuple(VARIANTS)]  # as --variant spells them
 
 
 class NewGame(BaseModel):
     """A new game against the server's bot."""
 
     model_config = ConfigDict(extra="forbid")
+    variant: VariantName | None = Field(None, description=(
+        "the rules: " + ", ".join(VARIANTS) + " (default: the server's --variant). The "
+        "opponent is the server's bot in its own variant, else the variant's shipped "
+        "model (net:)"))
     length: int = Field(0, ge=0, le=MAX_LENGTH, description=(
         f"0 for money games (a series, one game after another), or a match to 1 to "
         f"{MAX_LENGTH} points (the cube always in play, the Crawford rule)"))
@@ -121,7 +131,15 @@ def board_routes(router: FastAPI, api: Api, bot, Json, error_model) -> None:
     ``api``'s bot in ``bot``'s thread (``gammon.web.threads.BotThread``); answers of the
     response class ``Json``, errors declared by ``error_model`` (the app's own, passed in
     so that this module does not import the app)."""
-    games = Games(api.bot, api.name, api.variant)
+    def opponent(variant: str) -> tuple:
+        """The bot of a new game: the server's own in its variant; in another, the
+        variant's shipped model (``checkpoints/VARIANT.pt``, the bot ``net:``)."""
+        if variant == api.variant:
+            return api.bot, api.name
+        from ..options import load_bot
+        return load_bot("net:", None, variant), "net:"
+
+    games = Games(opponent, api.variant)
 
     def _errors(*codes: int) -> dict:
         return _responses(error_model, *codes)
@@ -177,6 +195,12 @@ def board_routes(router: FastAPI, api: Api, bot, Json, error_model) -> None:
                  **game_doc)
     async def double(game_id: GameId):
         return await on(game_id, "double")
+
+    @router.post("/game/{game_id}/detonate", summary="Nuclear: explode the bomb before your "
+                                                     "roll (when it is centred or yours)",
+                 **game_doc)
+    async def detonate(game_id: GameId):
+        return await on(game_id, "detonate")
 
     @router.post("/game/{game_id}/answer", summary="take, pass or beaver the bot's double",
                  **game_doc)

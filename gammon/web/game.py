@@ -32,15 +32,16 @@ from collections import OrderedDict
 
 import numpy as np
 
-from gammon.engine.board import borne_off, flip, pip_counts
+from gammon.engine.board import OPP_BAR, borne_off, flip, pip_counts
 from gammon.engine.cube import BEAVER, PASS, TAKE as TAKE_CUBE, CubeRules, may_beaver
 from gammon.engine.dice import opening_roll
-from gammon.engine.formats import posid, xgid
+from gammon.engine.formats import position as positions, xgid
 from gammon.engine.formats.matchid import CENTRED, MatchState
 from gammon.engine.formats.matfile import DOUBLE, DROP, TAKE, Action, format_match
 from gammon.engine.formats.notation import format_play
 from gammon.engine.movegen import legal_plays
-from gammon.engine.rules import Rules, variant as get_variant
+from gammon.engine.rules import VARIANTS, Rules, variant as get_variant
+from gammon.engine.rules import plakoto
 
 from ..http_api import BadRequest, SEED_LIMIT
 from ..table import BOT, HUMAN, RESULTS, Table
@@ -59,16 +60,30 @@ class Refused(RuntimeError):
 
 
 def board_rules(variant: str) -> Rules:
-    """The variant's rules if the board can play them: single steps (``Rules.step``), no
-    state beyond the 26 cells, no rule on whole plays or play state, Position IDs."""
-    rules = get_variant(variant)
-    plain = (type(rules).step is not Rules.step and not rules.extra_state
-             and rules.track is None and rules.filter_plays is None
-             and rules.position_format == "posid")
-    if not plain:
-        raise Refused(f"the board plays variants with plain checker steps (standard, "
-                      f"nackgammon, ...); this server plays {rules.name}")
-    return rules
+    """The variant's rules: the board plays every variant of ``engine.rules`` through the one
+    turn of ``Table`` (single steps from ``Rules.step``, the variant's actions before the
+    roll, Plakoto's pins and mother in the cells)."""
+    if variant not in VARIANTS:
+        raise Refused(f"no variant {variant[:40]!r}; the board plays {', '.join(VARIANTS)}")
+    return get_variant(variant)
+
+
+# what the page says of each variant's rules when a game starts (the status line)
+RULE_WORDS = {
+    "nackgammon": "Nackgammon: two checkers each start on the 23- and the 24-point.",
+    "hypergammon": "Hypergammon: three checkers a side, on the 24-, 23- and 22-points.",
+    "longgammon": "LongGammon: all fifteen start on your 24-point.",
+    "caucasian": ("The Caucasian rule: a checker that hits in your home board may not hide "
+                  "on your own checkers or bear off in the same turn."),
+    "suddendeath": ("Sudden death: whoever first hits a checker wins (a single game, times "
+                    "the cube); no gammons or backgammons."),
+    "nuclear": ("Nuclear: before your roll you may detonate the bomb when it is centred or "
+                "yours; every blot of both sides goes to the bar, and the bomb passes to "
+                "the other side."),
+    "plakoto": ("Plakoto: a lone checker is pinned, not hit: it cannot move until the "
+                "pinner leaves. Pinning the mother (the last checker on the starting point) "
+                "wins a gammon. Bear off when all fifteen are home."),
+}
 
 
 class WebGame(Table):
@@ -147,6 +162,20 @@ class WebGame(Table):
         self._person_rolls()
         return self.to_json()
 
+    def detonate(self) -> dict:
+        """Nuclear: the person, before the roll, explodes the bomb ("when the bomb is centred
+        or his"; ``Table.explode_bomb``); the person then rolls (or doubles) as before."""
+        if not self.has_bomb:
+            raise Refused(f"there is no bomb in {self.variant.name}: only Nuclear has one")
+        self._expect("roll", "detonate the bomb")
+        if not self.may_detonate():
+            raise Refused("you cannot detonate now: the bomb is the bot's (it passes to you "
+                          "when the bot detonates it)")
+        sent = self.explode_bomb()
+        self._event("you", "detonate", f"You detonate the bomb: {_blots(sent)} to the bar; "
+                                       f"the bomb passes to {self.bot_name}.")
+        return self.to_json()
+
     def answer(self, response: str) -> dict:
         """The person's answer to the bot's double: take, pass or beaver."""
         self._expect("answer", "answer a double")
@@ -200,6 +229,7 @@ class WebGame(Table):
         """The bot's best plays for the person's roll, with their probabilities."""
         from gammon.eval.analysis import ranked
         self._expect("move", "ask for a hint on a play")
+        self.tell_extra()
         self.tell_score()
         d1, d2 = self.dice
         rows = ranked(self.plain_bot, self.board, d1, d2, self.variant.name)[:count]
@@ -228,6 +258,8 @@ class WebGame(Table):
         first = HUMAN if mine > theirs else BOT
         self.begin(first)
         note = " This is the Crawford game: no doubling." if self.crawford else ""
+        if len(self.match.games) == 1 and self.variant.name in RULE_WORDS:
+            note += " " + RULE_WORDS[self.variant.name]
         self._event(None, "start", f"Game {len(self.match.games)}: opening roll, you "
                                    f"{mine}, {self.bot_name} {theirs}.{note}")
         if first == HUMAN:
@@ -252,11 +284,13 @@ class WebGame(Table):
         plays, dice = self.plays, self.dice
         if plays.dice_used[row]:
             self._event("you", "play", f"You play {_roll(dice)}: "
-                                       f"{format_play(plays.steps[row], plays.hits[row], dice)}.")
+                                       f"{self._play_words(plays, row, dice)}.",
+                        **self._pins_of(plays, row, HUMAN))
         kind, points = self.record(HUMAN, plays, row, dice)
         self.plays = self.graph = None
         if kind:
-            self._event("you", "win", f"You win {RESULTS[kind]}: {_points(points)}.")
+            self._event("you", "win", f"You win {RESULTS[kind]}: {_points(points)}."
+                        f"{self._ending_words(plays.boards[row], 'you')}")
             self._end(HUMAN, points)
             return
         self._bot_turn()
@@ -264,6 +298,10 @@ class WebGame(Table):
     def _bot_turn(self) -> None:
         """The bot on roll: it may double (then the person answers), else rolls and plays."""
         self.dice = None
+        if self.bot_acts("detonate"):  # Nuclear: before its roll, like a double
+            sent = self.explode_bomb()
+            self._event("bot", "detonate", f"{self.bot_name} detonates the bomb: "
+                                           f"{_blots(sent)} to the bar; the bomb passes to you.")
         if self.may_double(BOT) and self.bot_offers():
             self.game.actions.append(Action(BOT, DOUBLE, cube=2 * self.cube))
             beaver = " or beaver" if self._may_beaver() else ""
@@ -290,12 +328,13 @@ class WebGame(Table):
             self.tell_score()
             row = int(self.bot.choose(plays, boards, roll)[0])
             self._event("bot", "play", f"{self.bot_name} rolls {_roll(dice)} and plays "
-                                       f"{format_play(plays.steps[row], plays.hits[row], dice)}.",
-                        dice=[d1, d2])
+                                       f"{self._play_words(plays, row, dice)}.",
+                        dice=[d1, d2], **self._pins_of(plays, row, BOT))
         kind, points = self.record(BOT, plays, row, dice)
         if kind:
             self._event("bot", "win", f"{self.bot_name} wins {RESULTS[kind]}: "
-                                      f"{_points(points)}.")
+                                      f"{_points(points)}."
+                                      f"{self._ending_words(plays.boards[row], 'bot')}")
             self._end(BOT, points)
             return
         self.dice, self.phase = None, "roll"
@@ -309,6 +348,40 @@ class WebGame(Table):
             who = "You win" if self.match_winner() == HUMAN else f"{self.bot_name} wins"
             self._event(None, "match", f"{who} the {self.length}-point match, "
                                        f"{max(left, right)}-{min(left, right)}.")
+
+    def _play_words(self, plays, row: int, dice) -> str:
+        """The play in notation; in Plakoto a ``*`` marks a pin, said in words after it."""
+        text = format_play(plays.steps[row], plays.hits[row], dice)
+        pinned = self._pinned_points(plays, row)
+        if pinned:
+            text += f" (pinning on {', '.join(map(str, pinned))})"
+        return text
+
+    def _pinned_points(self, plays, row: int) -> list[int]:
+        """Plakoto: the points (the mover's numbering) where the play pinned a checker."""
+        if self.variant.position_format != "plakoto":
+            return []
+        return sorted({int(b) for (a, b), h in zip(plays.steps[row], plays.hits[row])
+                       if a >= 0 and h and b > 0})
+
+    def _pins_of(self, plays, row: int, player: int) -> dict:
+        """The event's ``pins``: the points pinned, numbered from the person's side."""
+        pinned = self._pinned_points(plays, row)
+        if not pinned:
+            return {}
+        return {"pins": pinned if player == HUMAN else [25 - p for p in pinned]}
+
+    def _ending_words(self, after: np.ndarray, who: str) -> str:
+        """Why the game ended, where the variant ends it its own way: Plakoto's mother
+        pinned, sudden death's first hit."""
+        name = self.variant.name
+        if name == "plakoto" and after[0] > 0:  # cell 0 counts the mother's pins
+            whose = (f"You pinned {self.bot_name}'s" if who == "you" else
+                     f"{self.bot_name} pinned your")
+            return f" {whose} mother checker (the last one on the starting point): a gammon."
+        if name == "suddendeath" and after[OPP_BAR] < 0:
+            return " Sudden death: the first hit wins the game."
+        return ""
 
     def _jacoby(self) -> bool:
         """Whether the Jacoby rule holds in this game (money play only)."""
@@ -335,15 +408,14 @@ class WebGame(Table):
 
     def to_json(self) -> dict:
         board = self.person_board()
-        pips = pip_counts(board[None])
-        off = borne_off(board[None], self.checkers)
+        pips, off = self._pips_and_off(board)
         left, right = self.match.total()
         playing = self.phase not in ("over", "match_over")
         plays = []
         if self.phase == "move" and self.plays is not None and self.plays.dice_used[0]:
             steps, hits = self.plays.steps, self.plays.hits
-            ids = posid.encode_many(self.plays.boards)
-            plays = [{"play": format_play(steps[k], hits[k], self.dice),
+            ids = positions.write_many(self.plays.boards, self.variant)
+            plays = [{"play": self._play_words(self.plays, k, self.dice),
                       "steps": [[int(a), int(b)] for a, b in steps[k] if a >= 0],
                       "hits": [bool(h) for h, (a, _) in zip(hits[k], steps[k]) if a >= 0],
                       "result": ids[k]} for k in range(len(self.plays))]
@@ -352,32 +424,72 @@ class WebGame(Table):
             cube = {"value": self.cube, "owner": SIDES[self.owner],
                     "may_double": playing and self.phase == "roll" and self.may_double(HUMAN),
                     "may_beaver": self.phase == "answer" and self._may_beaver()}
+        bomb = None
+        if self.has_bomb:  # Nuclear: the bomb's owner, seen from the person
+            held = int(self.state.extra["bomb"][0]) * (1 if self.turn == HUMAN else -1)
+            bomb = {"owner": {0: "centred", 1: "you", -1: "bot"}[held],
+                    "may_detonate": (playing and self.phase == "roll" and self.turn == HUMAN
+                                     and self.may_detonate())}
         events, self.events = self.events, []
         return {
             "id": self.id, "bot": self.bot_name, "variant": self.variant.name,
+            "checkers": self.checkers,
             "seed": self.seed, "length": self.length, "crawford": self.crawford,
             "rules": {"cube": self.cube_rules is not None, "jacoby": self._jacoby(),
                       "beavers": bool(self.cube_rules and self.cube_rules.beavers
                                       and not self.length)},
+            "rule_words": RULE_WORDS.get(self.variant.name),
             "game": len(self.match.games), "score": {"you": left, "bot": right},
             "phase": self.phase, "turn": SIDES[self.turn] if playing else None,
-            "board": [int(c) for c in board], "posid": posid.encode(board),
+            "board": [int(c) for c in board],
+            "posid": positions.write(board, self.variant),
             "xgid": self._xgid(board) if playing else None,
-            "pips": {"you": int(pips[0][0]), "bot": int(pips[1][0])},
-            "off": {"you": int(off[0][0]), "bot": int(off[1][0])},
+            "pips": {"you": pips[0], "bot": pips[1]},
+            "off": {"you": off[0], "bot": off[1]},
             "dice": list(self.dice) if self.dice else None,
             "bot_dice": list(self.bot_dice) if self.bot_dice else None,
             "plays": plays,
             "moves": self.graph if self.phase == "move" and plays else None,
             "cube": cube,
+            "bomb": bomb,
+            "mothers": self._mothers(board),
             "resign": self.loss_if_resigned() if playing else 0,
             "winner": SIDES[self.game.winner], "points": self.game.points,
             "match_winner": SIDES[self.match_winner()],
             "events": events,
         }
 
+    def _pips_and_off(self, board: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]]:
+        """((pips, borne off) of the person, of the bot) of ``board`` (26,), the person's
+        side; in Plakoto pinned checkers count where they lie."""
+        if self.variant.position_format == "plakoto":
+            mine, theirs = plakoto.per_point(board[None])  # (1, 24) each
+            points = np.arange(1, 25)
+            pips = (int((mine[0] * points).sum()), int((theirs[0] * (25 - points)).sum()))
+            return pips, (self.checkers - int(mine.sum()), self.checkers - int(theirs.sum()))
+        p = pip_counts(board[None])
+        o = borne_off(board[None], self.checkers)
+        return (int(p[0][0]), int(p[1][0])), (int(o[0][0]), int(o[1][0]))
+
+    def _mothers(self, board: np.ndarray) -> dict | None:
+        """Plakoto: each side's mother checker, the last one on its starting point (the
+        person's 24-point, the bot's 1-point, numbered from the person's side); a side
+        without one is absent. None in the other variants."""
+        if self.variant.position_format != "plakoto":
+            return None
+        mine, theirs = plakoto.per_point(board[None])
+        out = {}
+        if mine[0, 23] == 1:
+            out["you"] = 24
+        if theirs[0, 0] == 1:
+            out["bot"] = 1
+        return out
+
     def _xgid(self, board: np.ndarray) -> str | None:
-        """The XGID of the position from the person's side (the person at the bottom)."""
+        """The XGID of the position from the person's side (the person at the bottom); None
+        in Plakoto (an XGID cannot hold pins)."""
+        if self.variant.position_format == "plakoto":
+            return None
         left, right = self.match.total()
         owner = {None: CENTRED, HUMAN: xgid.BOTTOM, BOT: xgid.TOP}[self.owner]
         on_roll = xgid.BOTTOM if self.turn == HUMAN else xgid.TOP
@@ -406,22 +518,40 @@ def _roll(dice) -> str:
     return f"{max(dice)}-{min(dice)}"
 
 
+def _blots(n: int) -> str:
+    return f"{n} blot{'s' if n != 1 else ''}"
+
+
 def _points(n: int) -> str:
     return f"{n} point{'s' if n != 1 else ''}"
 
 
 class Games:
     """The games a server holds, by id: at most ``most``, a new game dropping the one
-    least recently used. Called from the bot's thread (``gammon.web.threads.BotThread``)."""
+    least recently used. Called from the bot's thread (``gammon.web.threads.BotThread``).
 
-    def __init__(self, bot, bot_name: str, variant: str = "standard", most: int = MAX_GAMES):
-        self.bot, self.bot_name, self.variant, self.most = bot, bot_name, variant, most
+    ``opponent(variant) -> (bot, name)`` gives the bot of a new game of that variant (the
+    server's own in its variant, each other variant's shipped model: ``board.board_routes``);
+    each is made once and kept."""
+
+    def __init__(self, opponent, variant: str = "standard", most: int = MAX_GAMES):
+        self.opponent, self.variant, self.most = opponent, variant, most
+        self._bots: dict[str, tuple] = {}
         self._games: OrderedDict[str, WebGame] = OrderedDict()
         self._lock = threading.Lock()
 
-    def new(self, **options) -> dict:
+    def bot_for(self, variant: str) -> tuple:
+        """(bot, name) playing ``variant``, made the first time it is asked for."""
+        if variant not in self._bots:
+            self._bots[variant] = self.opponent(variant)
+        return self._bots[variant]
+
+    def new(self, variant: str | None = None, **options) -> dict:
+        variant = variant or self.variant
+        board_rules(variant)  # a variant the board knows, else a one-line refusal
+        bot, name = self.bot_for(variant)
         game_id = secrets.token_hex(6)
-        game = WebGame(game_id, self.bot, self.bot_name, self.variant, **options)
+        game = WebGame(game_id, bot, name, variant, **options)
         with self._lock:
             self._games[game_id] = game
             while len(self._games) > self.most:

@@ -26,8 +26,10 @@ def step_graph(board: np.ndarray, d1: int, d2: int, plays, rules: Rules) -> dict
     must be played". A node is a partial play (the board reached and the dice left); its
     edges are the single steps ``[from, to, hit, next node]`` (``Rules.step``) after which
     a legal play can still be completed; ``play`` is the row of ``plays`` a node completes
-    (None before). Returns ``{"root": node, "nodes": [{"edges": [...], "play": ...}]}``;
-    no legal play: one node, no edge, ``play`` 0.
+    (None before); ``board`` the node's 26 cells, for the page to show (in Plakoto a pin
+    is in the cells, ``engine.rules.plakoto``). Returns ``{"root": node, "nodes":
+    [{"edges": [...], "play": ..., "board": [...]}]}``; no legal play: one node, no edge,
+    ``play`` 0.
     """
     used = int(plays.dice_used[0])
     results = {tuple(int(c) for c in b): row for row, b in enumerate(plays.boards)}
@@ -57,7 +59,7 @@ def step_graph(board: np.ndarray, d1: int, d2: int, plays, rules: Rules) -> dict
             memo[key] = None
             return None
         memo[key] = len(nodes)
-        nodes.append({"edges": edges, "play": play})
+        nodes.append({"edges": edges, "play": play, "board": list(cells)})
         return memo[key]
 
     root = visit(tuple(int(c) for c in board), tuple(dice), 0)

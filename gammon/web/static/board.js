@@ -10,16 +10,14 @@
 // 1..24, the bar 25, off 0.
 "use strict";
 
-const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
-const W = 50, R = 21, LEFT = 60, RIGHT = 410, TOP = 20, BOTTOM = 540, MID = 280;
-const SHOWN = 5;  // checkers drawn on a point; more get a count
 
 let state = null;      // the game as the server last told it
 let shown = null;      // what the board shows: {board, dice, cube, analysis}
 let node = null;       // the current node of the step graph
 let history = [];      // [{node, board, made}] before each accepted step (undo)
 let made = [];         // the steps made so far this turn, [[from, to], ...]
+let hitters = [];      // points where a checker that hit in your home board stands now
 let selected = null;   // the point whose checker is picked up
 let dragging = null;   // the point a drag started from
 let mode = "game";     // "game" or "analysis"
@@ -60,9 +58,11 @@ function take(next) {
   $("analysis").hidden = true;
   $("hints").hidden = true;
   shown = {board: next.board.slice(), dice: next.dice || next.bot_dice,
-           mine: !!next.dice, cube: next.cube, checkers: next.off.you + sumMine(next.board)};
+           mine: !!next.dice, cube: next.cube, checkers: next.checkers,
+           variant: next.variant, bomb: next.bomb ? next.bomb.owner : null,
+           mothers: next.mothers || {}};
   node = next.moves ? next.moves.root : null;
-  history = []; made = []; selected = null;
+  history = []; made = []; hitters = []; selected = null;
   for (const event of next.events) { log(event.text); }
   say(phaseWords(), false);
   draw();
@@ -73,7 +73,8 @@ function phaseWords() {
   const s = state, bot = s.bot;
   const last = s.events.length ? s.events[s.events.length - 1].text + " " : "";
   switch (s.phase) {
-    case "roll": return last + "Your turn: roll" + (s.cube && s.cube.may_double ? " or double." : ".");
+    case "roll": return last + "Your turn: roll" + (s.cube && s.cube.may_double ? ", double" : "") +
+      (s.bomb && s.bomb.may_detonate ? ", or detonate the bomb." : ".");
     case "move": return last + `You rolled ${s.dice[0]}-${s.dice[1]}: click a checker, then where it goes.`;
     case "answer": return last;
     case "over": return last + "The game is over: Next game.";
@@ -108,6 +109,8 @@ function controls() {
   $("take").disabled = $("pass").disabled = !(mode === "game" && phase === "answer");
   $("beaver").disabled = !(mode === "game" && phase === "answer" && s.cube.may_beaver);
   $("resign").disabled = !(mode === "game" && playing());
+  $("detonate").hidden = !(s && s.bomb);
+  $("detonate").disabled = !(mode === "game" && s && s.bomb && s.bomb.may_detonate);
   for (const option of $("resign-level").options) {
     option.disabled = !s || Number(option.value) > s.resign;
   }
@@ -120,7 +123,9 @@ function controls() {
     {roll: "your turn", move: "your play", answer: "answer the double", over: "game over",
      match_over: "match over", none: ""}[phase];
   if (s) {
-    const kind = s.length ? `${s.length}-point match` : "money";
+    const named = $("variant").querySelector(`option[value="${s.variant}"]`);
+    const kind = (s.variant !== "standard" ? `${named ? named.textContent : s.variant}, ` : "") +
+      (s.length ? `${s.length}-point match` : "money");
     const rules = s.length ? (s.crawford ? ", Crawford game" : "") :
       (s.rules.cube ? "" : ", no cube") + (s.rules.jacoby ? ", Jacoby" : "") +
       (s.rules.beavers ? ", beavers" : "");
@@ -130,6 +135,7 @@ function controls() {
     $("score").dataset.bot = s.score.bot;
     $("download").href = gamePath("record.mat");
     $("game-posid").textContent = s.posid;
+    $("game-posid-label").textContent = s.variant === "plakoto" ? "Position" : "Position ID";
     $("game-xgid").textContent = s.xgid || "";
   }
   const list = $("legal-plays");
@@ -141,6 +147,7 @@ function controls() {
     li.className = "legal-play";
     li.dataset.row = k;
     li.dataset.steps = JSON.stringify(p.steps);
+    li.dataset.hits = JSON.stringify(p.hits);
     list.appendChild(li);
   });
   $("legal-count").textContent = `(${plays.length})`;
@@ -182,6 +189,32 @@ function targets(from) {
   return out;
 }
 
+// Why no legal play moves a checker from `p` (the status line's words).
+function whyNotFrom(p) {
+  const cell = cellOf(shown.board[p] || 0, state.variant === "plakoto");
+  if (cell.pinned === "you" && cell.owner === "bot") {
+    return `your checker on ${p} is pinned: it cannot move until ${state.bot}'s checkers leave.`;
+  }
+  if (p !== 25 && shown.board[25] > 0) return "you must enter your checkers from the bar first.";
+  return `no legal play moves a checker from ${pointName(p)} now.`;
+}
+
+// Why the step from `from` to `to` is no part of a legal play (the status line's words).
+function whyNot(from, to) {
+  const plakoto = state.variant === "plakoto";
+  const cell = to > 0 ? cellOf(shown.board[to], plakoto) : null;
+  if (state.variant === "caucasian" && hitters.includes(from) &&
+      (to === 0 || (cell && cell.owner === "you"))) {
+    return `the Caucasian rule: the checker that hit on ${from} may not hide ` +
+      (to === 0 ? "by bearing off" : `on your own checkers on ${to}`) + " this turn.";
+  }
+  if (cell && cell.owner === "bot" && (cell.count >= 2 || cell.pinned === "you")) {
+    return `point ${to} is closed (` + (cell.pinned === "you" ? `${state.bot} pins a checker ` +
+      "of yours there)." : `${cell.count} of ${state.bot}'s checkers).`);
+  }
+  return `${pointName(from)} to ${pointName(to)} is no part of a legal play.`;
+}
+
 function pointName(p) { return p === 25 ? "the bar" : p === 0 ? "off" : `point ${p}`; }
 
 function refuse(text) {
@@ -198,7 +231,7 @@ function down(p) {
   }
   if (selected === null) {
     if (sources().has(p)) { selected = p; dragging = p; say(`${pointName(p)}: where to?`); draw(); }
-    else refuse(`Not a legal step: no legal play moves a checker from ${pointName(p)} now.`);
+    else refuse(`Not a legal step: ${whyNotFrom(p)}`);
   } else if (p === selected) {
     selected = null; draw();
   } else {
@@ -215,15 +248,19 @@ function step(from, to) {
   const edges = path(node, from, to);
   if (!edges) {
     if (sources().has(to)) { selected = to; dragging = null; draw(); return; }
-    refuse(`Not a legal step: ${pointName(from)} to ${pointName(to)} is no part of a legal play.`);
+    refuse(`Not a legal step: ${whyNot(from, to)}`);
     return;
   }
-  history.push({node, board: shown.board.slice(), made: made.slice()});
+  history.push({node, made: made.slice(), hitters: hitters.slice()});
   for (const e of edges) {
-    move(shown.board, e[0], e[1]);
     made.push([e[0], e[1]]);
     node = e[3];
+    const k = hitters.indexOf(e[0]);  // a home-board hitter moving on (the Caucasian rule)
+    if (k >= 0) { hitters.splice(k, 1); if (e[1] > 0) hitters.push(e[1]); }
+    if (e[2] && e[1] >= 1 && e[1] <= 6) hitters.push(e[1]);
   }
+  shown.board = graphNodes()[node].board.slice();  // the server's cells (pins, hits)
+  shown.mothers = mothersOf(shown.board);
   selected = null;
   const whole = graphNodes()[node].play !== null;
   say(whole ? "A whole play: Done sends it (or Undo)." : "Next step.", false);
@@ -231,160 +268,38 @@ function step(from, to) {
   controls();
 }
 
-function move(board, from, to) {
-  board[from] -= 1;
-  if (to > 0) {
-    if (board[to] === -1) { board[to] = 1; board[0] -= 1; } else { board[to] += 1; }
-  }
+// Plakoto: the mothers on a board the steps made (as the server's state gives them): the
+// last checker of a side on its starting point (yours 24, the bot's 1).
+function mothersOf(board) {
+  if (!state || state.variant !== "plakoto") return {};
+  const cell = (p) => cellOf(board[p], true), out = {};
+  const mine = cell(24), theirs = cell(1);
+  if ((mine.owner === "you" ? mine.count : 0) + (mine.pinned === "you" ? 1 : 0) === 1) out.you = 24;
+  if ((theirs.owner === "bot" ? theirs.count : 0) + (theirs.pinned === "bot" ? 1 : 0) === 1) out.bot = 1;
+  return out;
 }
 
 function undo() {
   const last = history.pop();
   if (!last) return;
-  node = last.node; shown.board = last.board; made = last.made; selected = null;
+  node = last.node; made = last.made; hitters = last.hitters; selected = null;
+  shown.board = graphNodes()[node].board.slice();
+  shown.mothers = mothersOf(shown.board);
   say("Taken back.", false);
   draw();
   controls();
 }
 
-// --- drawing ---------------------------------------------------------------------------
-
-function el(name, attrs, parent) {
-  const e = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
-}
-
-function pointX(p) {
-  if (p <= 6) return RIGHT + (6 - p) * W;
-  if (p <= 12) return LEFT + (12 - p) * W;
-  if (p <= 18) return LEFT + (p - 13) * W;
-  return RIGHT + (p - 19) * W;
-}
+// --- drawing (draw.js) ------------------------------------------------------------------
 
 function draw() {
-  const svg = $("board");
-  svg.replaceChildren();
-  el("rect", {x: 0, y: 0, width: 760, height: 560, class: "frame"}, svg);
-  el("rect", {x: LEFT, y: TOP, width: 6 * W, height: BOTTOM - TOP, class: "felt"}, svg);
-  el("rect", {x: RIGHT, y: TOP, width: 6 * W, height: BOTTOM - TOP, class: "felt"}, svg);
-  el("rect", {x: 720, y: TOP, width: 36, height: 250, class: "tray"}, svg);
-  el("rect", {x: 720, y: 290, width: 36, height: 250, class: "tray"}, svg);
-  const board = shown ? shown.board : new Array(26).fill(0);
   const canMove = mode === "game" && state && state.phase === "move";
-  const from = canMove ? sources() : new Set();
-  const to = canMove && selected !== null ? targets(selected) : new Set();
-  for (let p = 1; p <= 24; p++) {
-    const x = pointX(p), low = p <= 12;
-    const base = low ? BOTTOM : TOP, apex = low ? BOTTOM - 210 : TOP + 210;
-    el("polygon", {points: `${x},${base} ${x + W},${base} ${x + W / 2},${apex}`,
-                   class: p % 2 ? "point-dark" : "point-light"}, svg);
-    const label = el("text", {x: x + W / 2, y: low ? 554 : 14, class: "label"}, svg);
-    label.textContent = p;
-    stack(svg, board[p], x + W / 2, low, p);
-  }
-  bar(svg, board);
-  off(svg, board);
-  cube(svg);
-  dice(svg);
-  // the places a click lands on (drawn last, on top)
-  for (let p = 1; p <= 24; p++) {
-    const low = p <= 12;
-    hit(svg, p, pointX(p), low ? MID : TOP, W, low ? BOTTOM - MID : MID - TOP, from, to);
-  }
-  hit(svg, 25, LEFT + 6 * W, MID, RIGHT - LEFT - 6 * W, BOTTOM - MID, from, to, "bar-you");
-  hit(svg, 0, 716, 290, 44, 250, from, to, "off-you");
-}
-
-function stack(svg, n, cx, low, p) {
-  const g = el("g", {id: `stack-${p}`, "data-point": p, "data-count": Math.abs(n),
-                     "data-owner": n > 0 ? "you" : n < 0 ? "bot" : ""}, svg);
-  const who = n > 0 ? "you" : "bot", count = Math.abs(n);
-  for (let i = 0; i < Math.min(count, SHOWN); i++) {
-    const cy = low ? BOTTOM - R - 1 - i * 2 * R : TOP + R + 1 + i * 2 * R;
-    el("circle", {cx, cy, r: R - 1, class: `checker checker-${who}`}, g);
-    if (i === SHOWN - 1 && count > SHOWN) {
-      const t = el("text", {x: cx, y: cy, class: `count count-${who}`}, g);
-      t.textContent = count;
-    }
-  }
-}
-
-function bar(svg, board) {
-  const cx = LEFT + 6 * W + (RIGHT - LEFT - 6 * W) / 2;
-  for (const [cell, low, who] of [[25, true, "you"], [0, false, "bot"]]) {
-    const count = Math.abs(board[cell]);
-    const g = el("g", {id: `bar-${who}-checkers`, "data-point": who === "you" ? 25 : "",
-                       "data-count": count, "data-owner": who}, svg);
-    for (let i = 0; i < Math.min(count, 4); i++) {
-      const cy = low ? MID + 50 + i * 2 * R : MID - 50 - i * 2 * R;
-      el("circle", {cx, cy, r: R - 1, class: `checker checker-${who}`}, g);
-      if (i === 3 && count > 4) {
-        const t = el("text", {x: cx, y: cy, class: `count count-${who}`}, g);
-        t.textContent = count;
-      }
-    }
-  }
-}
-
-function off(svg, board) {
-  const total = shown ? shown.checkers : 15;
-  let mine = 0, theirs = 0;
-  for (const c of board) { if (c > 0) mine += c; else theirs -= c; }
-  for (const [count, low, who] of [[total - mine, true, "you"], [total - theirs, false, "bot"]]) {
-    const g = el("g", {id: `off-${who}-checkers`, "data-count": count, "data-owner": who}, svg);
-    for (let i = 0; i < count; i++) {
-      const y = low ? BOTTOM - 14 - i * 15 : TOP + 2 + i * 15;
-      el("rect", {x: 722, y, width: 32, height: 12, rx: 2, class: `off-${who}`}, g);
-    }
-  }
+  drawBoard($("board"), shown, {from: canMove ? sources() : new Set(),
+                                to: canMove && selected !== null ? targets(selected) : new Set(),
+                                selected});
 }
 
 function sumMine(board) { let n = 0; for (const c of board) if (c > 0) n += c; return n; }
-
-function cube(svg) {
-  const c = shown && shown.cube;
-  if (!c) return;
-  const y = c.owner === "you" || c.owner === "on roll" ? BOTTOM - 50 :
-    c.owner === "bot" || c.owner === "opponent" ? TOP + 10 : MID - 20;
-  const g = el("g", {id: "cube", "data-value": c.value, "data-owner": c.owner || "centred"}, svg);
-  el("rect", {x: 10, y, width: 40, height: 40, rx: 5, class: "cube"}, g);
-  const t = el("text", {x: 30, y: y + 20, class: "cube-text"}, g);
-  t.textContent = c.owner === "centred" || !c.owner ? (c.value === 1 ? 64 : c.value) : c.value;
-}
-
-const PIPS = {1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]],
-              4: [[-1, -1], [1, -1], [-1, 1], [1, 1]],
-              5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]],
-              6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]]};
-
-function dice(svg) {
-  const d = shown && shown.dice;
-  const g = el("g", {id: "dice", "data-dice": d ? d.join(",") : "",
-                     "data-owner": shown && shown.mine ? "you" : "bot"}, svg);
-  if (!d) return;
-  const mine = shown.mine;
-  const x0 = mine ? RIGHT + 95 : LEFT + 95;
-  d.forEach((value, i) => {
-    const x = x0 + i * 55, y = MID - 20;
-    const die = el("g", {id: `die-${i}`, "data-value": value}, g);
-    el("rect", {x, y, width: 40, height: 40, rx: 6, class: mine ? "die" : "die die-bot"}, die);
-    const pips = el("g", {class: mine ? "pips" : "pips pips-bot"}, die);
-    for (const [dx, dy] of PIPS[value]) {
-      el("circle", {cx: x + 20 + dx * 10, cy: y + 20 + dy * 10, r: 4, class: "pip"}, pips);
-    }
-  });
-}
-
-function hit(svg, p, x, y, w, h, from, to, id) {
-  const cls = ["hit"];
-  if (p === selected) cls.push("selected");
-  else if (to.has(p)) cls.push("target");
-  else if (selected === null && from.has(p)) cls.push("source");
-  el("rect", {x, y, width: w, height: h, class: cls.join(" "), id: id || `point-${p}`,
-              "data-point": p}, svg);
-}
 
 // --- hints and the position box ---------------------------------------------------------
 
@@ -489,7 +404,8 @@ function back() {
 
 function newGame(event) {
   if (event) event.preventDefault();
-  const body = {length: Number($("length").value || 0), cube: $("cube-on").checked,
+  const body = {variant: $("variant").value, length: Number($("length").value || 0),
+                cube: $("cube-on").checked,
                 jacoby: $("jacoby").checked, beavers: $("beavers").checked};
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
@@ -516,6 +432,7 @@ function start() {
   $("done").onclick = () => act("POST", gamePath("play"), {steps: made});
   $("hint").onclick = hint;
   $("double").onclick = () => act("POST", gamePath("double"));
+  $("detonate").onclick = () => act("POST", gamePath("detonate"));
   $("take").onclick = () => act("POST", gamePath("answer"), {response: "take"});
   $("pass").onclick = () => act("POST", gamePath("answer"), {response: "pass"});
   $("beaver").onclick = () => act("POST", gamePath("answer"), {response: "beaver"});
@@ -525,7 +442,7 @@ function start() {
   $("position-form").addEventListener("submit", analyse);
   $("back").onclick = back;
   const query = new URLSearchParams(location.search);
-  for (const [name, id] of [["length", "length"], ["seed", "seed"]]) {
+  for (const [name, id] of [["length", "length"], ["seed", "seed"], ["variant", "variant"]]) {
     if (query.has(name)) $(id).value = query.get(name);
   }
   for (const name of ["jacoby", "beavers"]) if (query.get(name) === "1") $(name).checked = true;
