@@ -416,3 +416,224 @@ def test_bad_values_of_every_field_never_answer_500(client):
                    "/game/" + "x" * 50, f"/game/{gid}/record.mat?x=1"):
         assert client.get(target).status_code in (200, 404, 409, 422), target
     assert statuses[422] > 50 and client.get(f"/game/{gid}").status_code == 200
+
+
+# --- every variant, positions set up, the cube's advice (issue 41) --------------------------
+
+VARIANTS_PLAYED = ("standard", "nackgammon", "hypergammon", "longgammon", "caucasian",
+                   "suddendeath", "nuclear", "plakoto")
+
+
+def _play_by_steps(client, state, rng, detonate=False):
+    """Play the game to its end along the step graph (the steps the page would send), the
+    person taking doubles and, with ``detonate``, exploding Nuclear's bomb when allowed.
+    Every state's board is checked against its step graph's root."""
+    path = f"/game/{state['id']}"
+    for _ in range(1000):
+        if state["phase"] not in ("roll", "move", "answer"):
+            return state
+        if state["phase"] == "roll":
+            bomb = state["bomb"]
+            if detonate and bomb and bomb["may_detonate"] and rng.random() < 0.3:
+                state = client.post(f"{path}/detonate").json()
+                assert state["bomb"]["owner"] == "bot"
+            state = client.post(f"{path}/roll").json()
+        elif state["phase"] == "move":
+            graph = state["moves"]
+            node, steps = graph["nodes"][graph["root"]], []
+            assert node["board"] == state["board"]
+            while node["edges"]:
+                edge = node["edges"][rng.integers(len(node["edges"]))]
+                steps.append(edge[:2])
+                node = graph["nodes"][edge[3]]
+            result = state["plays"][node["play"]]["result"]
+            reply = client.post(f"{path}/play", json={"steps": steps})
+            assert reply.status_code == 200, reply.text
+            state = reply.json()
+            assert result  # the play's result written in the variant's own format
+        else:
+            state = client.post(f"{path}/answer", json={"response": "take"}).json()
+        assert "error" not in state, state
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("name", VARIANTS_PLAYED)
+def test_every_variant_is_played_to_its_end_against_its_shipped_model(client, name):
+    """POST /game with a variant: the server (pubeval, standard) gives its own bot in its
+    variant and each other variant's shipped model; the game is played out by steps."""
+    rng = np.random.default_rng(3)
+    state = _new(client, variant=name, seed=5)
+    assert state["variant"] == name and state["bot"] == ("pubeval" if name == "standard"
+                                                         else "net:")
+    assert state["checkers"] == variant(name).checkers
+    assert (state["rule_words"] is None) == (name == "standard")
+    state = _play_by_steps(client, state, rng, detonate=True)
+    assert state["phase"] == "over" and state["winner"] in ("you", "bot")
+    if name == "suddendeath":  # no gammons: a single game times the cube
+        assert state["points"] == (state["cube"]["value"] if state["cube"] else 1)
+    if name == "plakoto":
+        assert state["posid"].startswith("plakoto:") and state["xgid"] is None
+
+
+def test_plakoto_pins_and_mothers_in_the_state(client):
+    """A Plakoto game's state says each side's mother (the last checker on its starting
+    point) and a pin made by the person is in the board's cells (+16) and in the play's
+    words and event."""
+    rng = np.random.default_rng(11)
+    state = _new(client, variant="plakoto", seed=8, cube=False)
+    assert state["mothers"] == {}  # fifteen on each starting point: no mother yet
+    path, seen_pin, seen_mother = f"/game/{state['id']}", False, False
+    for _ in range(400):
+        if state["phase"] not in ("roll", "move"):
+            break
+        if state["phase"] == "roll":
+            state = client.post(f"{path}/roll").json()
+            continue
+        pins = [p for p in state["plays"] if any(p["hits"])]
+        play = pins[0] if pins and not seen_pin else \
+            state["plays"][rng.integers(len(state["plays"]))]
+        board = state["board"]
+        state = client.post(f"{path}/play", json={"steps": play["steps"]}).json()
+        mine = [e for e in state["events"] if e["who"] == "you" and e["kind"] == "play"]
+        if any(play["hits"]):
+            target = next(b for (a, b), h in zip(play["steps"], play["hits"]) if h)
+            assert board[target] == -1  # a lone checker of the bot's ...
+            assert mine[0]["pins"] and target in mine[0]["pins"]
+            assert "pinning on" in mine[0]["text"] and "pinning on" in play["play"]
+            seen_pin = True
+        seen_mother |= bool(state["mothers"])
+        for side, point in (state["mothers"] or {}).items():
+            cell = state["board"][point]
+            assert point == (24 if side == "you" else 1)
+            if side == "you":
+                assert cell == 1 or cell == -17  # alone, or pinned under one of the bot's
+    assert seen_pin and seen_mother
+
+
+def test_nuclear_detonation_and_its_refusals(client):
+    state = _new(client, variant="nuclear", seed=4, cube=False)
+    path = f"/game/{state['id']}"
+    while state["phase"] != "roll":
+        state = _play_by_steps_once(client, state)
+    if state["bomb"]["owner"] == "bot":  # the bot detonated first: the person may not
+        reply = client.post(f"{path}/detonate")
+        assert reply.status_code == 409 and "the bomb is the bot's" in reply.json()["error"]
+        return
+    board = np.array(state["board"])
+    blots = int((np.abs(board[1:25]) == 1).sum())
+    state = client.post(f"{path}/detonate").json()
+    after = np.array(state["board"])
+    assert state["bomb"] == {"owner": "bot", "may_detonate": False}
+    assert not (np.abs(after[1:25]) == 1).any()
+    assert after[25] - after[0] - (board[25] - board[0]) == blots
+    assert f"{blots} blot" in state["events"][0]["text"] and state["phase"] == "roll"
+    assert client.post(f"{path}/detonate").status_code == 409
+    standard = _new(client, seed=4)
+    reply = client.post(f"/game/{standard['id']}/detonate")
+    assert reply.status_code == 409 and "only Nuclear" in reply.json()["error"]
+
+
+def _play_by_steps_once(client, state):
+    """One action of the person: roll, or the first legal play."""
+    path = f"/game/{state['id']}"
+    if state["phase"] == "move":
+        return client.post(f"{path}/play", json={"steps": state["plays"][0]["steps"]}).json()
+    return client.post(f"{path}/roll").json()
+
+
+def test_sudden_death_says_how_the_game_ended(client):
+    rng = np.random.default_rng(2)
+    for seed in range(6):
+        state = _play_by_steps(client, _new(client, variant="suddendeath", seed=seed,
+                                            cube=False), rng)
+        ends = [e["text"] for e in state["events"] if e["kind"] == "win"]
+        if ends and "first hit" in ends[0]:
+            assert state["points"] == 1
+            return
+    raise AssertionError("no game of six ended by a hit")
+
+
+def test_a_game_from_a_match_id_an_xgid_and_a_position_id(scripted):
+    from gammon.engine.formats.matchid import MatchState, encode_match_id
+    client, _ = scripted
+    match_id = encode_match_id(MatchState(cube_value=4, cube_owner=1, on_roll=0, turn=0,
+                                          length=7, score=(5, 3), dice=(6, 2)))
+    state = _new(client, position=f"{START}:{match_id}", seed=1)
+    assert state["length"] == 7 and state["score"] == {"you": 5, "bot": 3}
+    assert state["cube"]["value"] == 4 and state["cube"]["owner"] == "bot"
+    assert state["phase"] == "move" and state["dice"] == [6, 2]
+    assert state["posid"] == START and state["matchid"] == match_id
+    assert "from the position set up" in state["events"][0]["text"]
+    mat = client.get(f"/game/{state['id']}/record.mat").text  # game 1 cannot be in it
+    assert "7 point match" in mat and "set up by hand" in mat and "Game 1" not in mat
+    state = client.post(f"/game/{state['id']}/resign", json={"level": 1}).json()
+    assert state["score"] == {"you": 5, "bot": 7} and state["phase"] == "match_over"
+
+    crawford = encode_match_id(MatchState(on_roll=1, turn=1, length=5, score=(4, 2),
+                                          crawford=True))
+    state = _new(client, position=f"{START}:{crawford}")  # the mover is player 1: 2-4
+    assert state["score"] == {"you": 2, "bot": 4} and state["crawford"]
+    assert state["cube"]["may_double"] is False
+    post = encode_match_id(MatchState(on_roll=0, turn=0, length=5, score=(4, 2)))
+    state = _new(client, position=f"{START}:{post}")  # 4-2 without Crawford: after it
+    assert not state["crawford"] and state["cube"]["may_double"]
+
+    text = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:0:10"  # money, the cube 2, mine
+    state = _new(client, position=text)
+    assert state["length"] == 0 and state["cube"]["value"] == 2
+    assert state["cube"]["owner"] == "you" and state["phase"] == "roll"
+
+    state = _new(client, position=START, length=3)  # a plain Position ID: a match from 0-0
+    assert state["length"] == 3 and state["score"] == {"you": 0, "bot": 0}
+
+    for fields, field in (({"position": "4HPwATDgc/ABM"}, "position"),
+                          ({"position": f"{START}:{match_id}", "length": 5}, "length"),
+                          ({"position": text, "cube": False}, "cube"),
+                          ({"position": "XGID=bad"}, "position"),
+                          ({"position": "x" * 201}, "position")):
+        reply = client.post("/game", json=fields)
+        assert reply.status_code == 422 and reply.json()["field"] == field, reply.text
+        assert "\n" not in reply.json()["error"]
+
+
+def test_cube_advice_is_gammon_cubes_answer_and_hints_look_ahead():
+    from inprocess import gammon
+    from gammon.eval.bots.cube import probability_source
+    from gammon.eval.bots.registry import make_bot
+    net = make_bot("net:")
+    with TestClient(make_app(Api(net, "net:", evaluate=probability_source(net)))) as client:
+        race = "eO85AAD4vg8AAA"
+        state = _new(client, position=race, seed=2)
+        path = f"/game/{state['id']}"
+        for plies in (0, 1):
+            advice = client.get(f"{path}/advice", params={"plies": plies}).json()
+            said = gammon("cube", race, "--plies", str(plies))
+            assert said.returncode == 0, said.stderr
+            answer = json_line(said.stdout)
+            assert (advice["action"], advice["response"]) == (answer["action"],
+                                                              answer["response"])
+            assert advice["plies"] == plies and advice["seconds"] >= 0
+            assert set(advice["equities"]) == {"no_double", "double_take", "double_pass"}
+        assert client.get(f"{path}/advice", params={"plies": 3}).status_code == 422
+        assert client.get(f"{path}/hint").status_code == 409  # the dice are not rolled
+        state = _to_move(client, client.post(f"{path}/roll").json())
+        assert client.get(f"{path}/advice").status_code == 409  # after the roll: none
+        deep = client.get(f"{path}/hint", params={"plies": 1, "count": 3}).json()
+        flat = client.get(f"{path}/hint", params={"count": 3}).json()
+        assert deep["plies"] == 1 and flat["plies"] == 0 and len(deep["plays"]) >= 1
+        assert {r["play"] for r in deep["plays"]} <= {p["play"] for p in state["plays"]}
+
+
+def test_cube_advice_needs_a_bot_with_probabilities_and_the_cube(client):
+    state = _new(client, seed=3)
+    while state["phase"] != "roll":
+        state = _play_by_steps_once(client, state)
+    reply = client.get(f"/game/{state['id']}/advice")
+    assert reply.status_code == 409 and "no probabilities" in reply.json()["error"]
+    reply = client.get(f"/game/{state['id']}/hint", params={"plies": 1})
+    assert reply.status_code in (409, 422)
+
+
+def json_line(text: str) -> dict:
+    import json
+    return json.loads(text)

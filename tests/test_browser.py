@@ -433,3 +433,127 @@ def test_the_board_draws_plakoto_mothers_and_pins_from_its_cells(servers, browse
     assert len(d.find_elements(By.CSS_SELECTOR, "#board .checker.pinned")) == 2
     off = d.find_element(By.ID, "off-you-checkers").get_attribute("data-count")
     assert off == str(15 - (1 + 1 + 1))  # 24, 10 and the one pinned on 5
+
+
+# --- a game from any position, and the cube's advice (issue 41, points 2 and 3) -------------
+
+def _type(d, element_id: str, text: str) -> None:
+    field = d.find_element(By.ID, element_id)
+    field.clear()
+    field.send_keys(text)
+
+
+def _gammon_cube(position: str, *options: str) -> dict:
+    """``gammon cube``'s answer for the same position, by the command itself (run in this
+    process: tests/inprocess.py)."""
+    from inprocess import gammon
+    done = gammon("cube", position, "--bot", "net:", *options)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _advice(d, plies: int) -> dict:
+    from selenium.webdriver.support.ui import Select
+    Select(d.find_element(By.ID, "plies")).select_by_value(str(plies))
+    _press(d, "advice")
+    box = d.find_element(By.ID, "advice-action")
+    rows = d.find_elements(By.CSS_SELECTOR, "#advice-table .advice-row")
+    return {"action": box.get_attribute("data-action"),
+            "response": box.get_attribute("data-response"),
+            "plies": int(box.get_attribute("data-plies")),
+            "equities": {r.get_attribute("data-key"): float(r.get_attribute("data-equity"))
+                         for r in rows}}
+
+
+def test_a_match_from_a_match_id_at_3_away_2_away_with_the_cube_on_2(servers, browser):
+    """POSID:MATCHID of a 5-point match, you 2 (3-away), net: 3 (2-away), the cube on 2 and
+    yours: the game starts there, the cube advice before the roll is gammon cube's, and the
+    match is played out by clicks to its end."""
+    from gammon.engine.formats.matchid import MatchState, encode_match_id
+    d = browser
+    match_id = encode_match_id(MatchState(cube_value=2, cube_owner=0, on_roll=0, turn=0,
+                                          length=5, score=(2, 3)))
+    d.get(f"{servers['net']}/?start=0")
+    WebDriverWait(d, WAIT).until(lambda _: _phase(d) == "none")
+    _type(d, "seed", "17")
+    _type(d, "position", f"{RACE}:{match_id}")
+    _press(d, "play-position")
+    score = d.find_element(By.ID, "score")
+    assert (score.get_attribute("data-you"), score.get_attribute("data-bot")) == ("2", "3")
+    assert "5-point match" in score.text and _phase(d) == "roll"
+    cube = d.find_element(By.ID, "cube")
+    assert (cube.get_attribute("data-value"), cube.get_attribute("data-owner")) == ("2", "you")
+    shown = _counts(d)
+    assert {k: v for k, v in shown.items() if k.startswith("stack-")} == \
+        _counts_of(_race_board())
+    assert d.find_element(By.ID, "game-matchid").text == match_id
+
+    page = _advice(d, 0)  # the cube advice before the roll: gammon cube's
+    said = _gammon_cube(f"{RACE}:{match_id}")
+    assert (page["action"], page["response"]) == (said["action"], said["response"])
+    assert set(page["equities"]) == {"no_double", "double_take", "double_pass"}
+    assert 0 <= page["equities"]["no_double"] <= 1  # match winning chances
+
+    rng = random.Random(5)  # the game played out: its points (times the cube) to the winner
+    _play_out(d, rng, lambda plays, hits: rng.randrange(len(plays)))
+    you, bot = (int(score.get_attribute(f"data-{w}")) for w in ("you", "bot"))
+    gained = (you - 2, bot - 3)  # one side, by the cube (2 or more) times 1, 2 or 3
+    assert min(gained) == 0 and max(gained) >= 2 and max(gained) % 2 == 0, gained
+    assert _phase(d) == ("match_over" if max(you, bot) >= 5 else "over")
+
+
+def _counts_of(board) -> dict:
+    """``_counts`` of the points of ``board`` (26,) as the page would draw it."""
+    return {f"stack-{p}": f"{abs(int(board[p]))}:{'you' if board[p] > 0 else 'bot' if board[p] else ''}"
+            for p in range(1, 25)}
+
+
+def test_cube_advice_at_each_depth_is_gammon_cubes_answer(servers, browser):
+    """A money game from a racing Position ID: the advice at 0, 1 and 2 plies equals
+    ``gammon cube --plies N`` for the same position, the depth said."""
+    d = browser
+    d.get(f"{servers['net']}/?start=0")
+    WebDriverWait(d, WAIT).until(lambda _: _phase(d) == "none")
+    _type(d, "position", RACE)
+    _press(d, "play-position")
+    assert _phase(d) == "roll" and d.find_element(By.ID, "game-posid").text == RACE
+    for plies in (0, 1, 2):
+        page = _advice(d, plies)
+        said = _gammon_cube(RACE, "--plies", str(plies))
+        assert page["plies"] == plies
+        assert (page["action"], page["response"]) == (said["action"], said["response"])
+        label = d.find_element(By.ID, "advice-label").text
+        assert f"{plies}-ply" in label and " s " in label + " "
+
+
+def test_the_caucasian_rule_refuses_a_hitter_hiding_and_says_why(servers, browser):
+    """A Caucasian money game from POSID:MATCHID with 3-1 rolled: 6/5* then 5/2 (the hitter
+    onto your own checkers) is refused, the status line naming the rule."""
+    import numpy as np
+    from gammon.engine.formats import posid
+    from gammon.engine.formats.matchid import MatchState, encode_match_id
+    from selenium.webdriver.support.ui import Select
+    board = np.zeros(26, dtype=np.int8)
+    board[2], board[6], board[8], board[13] = 2, 3, 2, 8
+    board[5], board[24], board[19], board[17], board[12] = -1, -2, -5, -4, -3
+    position = f"{posid.encode(board)}:{encode_match_id(MatchState(dice=(3, 1)))}"
+    d = browser
+    d.get(f"{servers['pubeval']}/?start=0")
+    WebDriverWait(d, WAIT).until(lambda _: _phase(d) == "none")
+    Select(d.find_element(By.ID, "variant")).select_by_value("caucasian")
+    _type(d, "position", position)
+    _press(d, "play-position")
+    assert _phase(d) == "move" and "Caucasian" in d.find_element(By.ID, "log").text
+    d.find_element(By.ID, "point-6").click()
+    d.find_element(By.ID, "point-5").click()  # 6/5*: a hit in the home board
+    assert "error" not in d.find_element(By.ID, "message").get_attribute("class")
+    assert _counts(d)["bar-bot-checkers"] == "1:bot"
+    d.find_element(By.ID, "point-5").click()  # the hitter: its 3 would hide it on 2
+    message = _message(d)
+    assert "Not a legal step" in message and "Caucasian rule" in message, message
+    assert "hit on 5" in message
+    assert _counts(d)["stack-2"] == "2:you"  # nothing moved
+    d.find_element(By.ID, "point-8").click()  # 8/5 covers the hitter instead: legal
+    d.find_element(By.ID, "point-5").click()
+    assert "error" not in d.find_element(By.ID, "message").get_attribute("class")
+    assert d.find_element(By.ID, "done").is_enabled()

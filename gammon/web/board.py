@@ -15,6 +15,7 @@ that its 405 answers list their methods).
     POST /game/{id}/resign         resign a single game, a gammon or a backgammon
     POST /game/{id}/next           the next game of the series or match
     GET  /game/{id}/hint           the bot's ranked plays for your roll, with probabilities
+    GET  /game/{id}/advice         the cube action before your roll, with its equities
     GET  /game/{id}/record.mat     the match so far as a .mat file (a download)
     POST /analyse                  a Position ID or XGID (and dice) analysed
 
@@ -42,7 +43,8 @@ from .analyse import analyse
 from .game import MAX_GAMES, Games, NoGame, Refused
 
 STATIC = Path(__file__).resolve().parent / "static"
-FILES = {"board.js": "text/javascript", "draw.js": "text/javascript", "board.css": "text/css"}
+FILES = {"board.js": "text/javascript", "draw.js": "text/javascript", "board.css": "text/css",
+         "review.js": "text/javascript", "review.css": "text/css"}  # review.*: the review page
 MAX_LENGTH = 64  # points of a match, as gammon play --match
 
 
@@ -69,6 +71,11 @@ class NewGame(BaseModel):
     seed: int | None = Field(None, ge=0, le=SEED_LIMIT - 1, description=(
         "seed of this game's dice, 0 .. 2**63-1: the same seed and the same plays give "
         "the same game (default: a fresh one, in the answer's seed)"))
+    position: str | None = Field(None, max_length=200, description=(
+        "start from this position, you on roll: a GNU Backgammon Position ID, "
+        "POSID:MATCHID (the Match ID's length, score, Crawford game, cube and dice), an "
+        "XGID (the same), or Plakoto's plakoto: text (default: the opening)"),
+        examples=["4HPwATDgc/ABMA:cAkAAAAAAAAA"])
 
 
 Step = Annotated[list[Annotated[int, Field(ge=0, le=25)]],
@@ -121,6 +128,10 @@ def _responses(error_model, *codes: int) -> dict:
              422: "a bad or missing field, named in 'field'"}
     return {code: {"model": error_model, "description": words[code]} for code in codes}
 
+
+Plies = Annotated[int | None, Query(ge=0, le=2, description=(
+    "how far the bot looks ahead, 0 to 2 plies as GNU Backgammon counts them (default: the "
+    "bot's own depth); 2-ply takes about a second"))]
 
 GameId = Annotated[str, InPath(max_length=40, description="the game's id (the 'id' of "
                                                           "POST /game)")]
@@ -221,8 +232,15 @@ def board_routes(router: FastAPI, api: Api, bot, Json, error_model) -> None:
                                                 "with their probabilities", **game_doc)
     async def hint(game_id: GameId,
                    count: Annotated[int, Query(ge=1, le=100, description="how many of "
-                                                                          "the best plays")] = 5):
-        return await on(game_id, "hint", count)
+                                                                          "the best plays")] = 5,
+                   plies: Plies = None):
+        return await on(game_id, "hint", count, plies)
+
+    @router.get("/game/{game_id}/advice", summary="the cube action before your roll, with "
+                                                  "its equities (gammon cube's answer)",
+                **game_doc)
+    async def advice(game_id: GameId, plies: Plies = None):
+        return await on(game_id, "advice", plies)
 
     @router.get("/game/{game_id}/record.mat", summary="the match so far as a .mat file",
                 response_class=PlainTextResponse, tags=["board"],

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 
@@ -36,8 +38,8 @@ from gammon.engine.board import OPP_BAR, borne_off, flip, pip_counts
 from gammon.engine.cube import BEAVER, PASS, TAKE as TAKE_CUBE, CubeRules, may_beaver
 from gammon.engine.dice import opening_roll
 from gammon.engine.formats import position as positions, xgid
-from gammon.engine.formats.matchid import CENTRED, MatchState
-from gammon.engine.formats.matfile import DOUBLE, DROP, TAKE, Action, format_match
+from gammon.engine.formats.matchid import CENTRED, MatchState, encode_match_id
+from gammon.engine.formats.matfile import DOUBLE, DROP, TAKE, Action, SetUp, format_match
 from gammon.engine.formats.notation import format_play
 from gammon.engine.movegen import legal_plays
 from gammon.engine.rules import VARIANTS, Rules, variant as get_variant
@@ -45,6 +47,7 @@ from gammon.engine.rules import plakoto
 
 from ..http_api import BadRequest, SEED_LIMIT
 from ..table import BOT, HUMAN, RESULTS, Table
+from .setup import read_set_up
 from .steps import follow, step_graph
 
 MAX_GAMES = 64  # games held at once; a new one drops the one least recently used
@@ -96,9 +99,20 @@ class WebGame(Table):
 
     def __init__(self, game_id: str, bot, bot_name: str, variant: str = "standard",
                  length: int = 0, cube: bool = True, jacoby: bool = False,
-                 beavers: bool = False, seed: int | None = None):
+                 beavers: bool = False, seed: int | None = None,
+                 position: str | None = None):
         from gammon.eval.bots.cube import with_cube
         board_rules(variant)  # a variant the board can play, else a one-line refusal
+        setup = None
+        if position is not None:  # a set-up position: its match, score and cube
+            setup = read_set_up(position, variant, length)
+            length = setup.length
+            if not length and not cube and (setup.cube > 1 or setup.owner is not None):
+                raise BadRequest(f"the position's cube is at {setup.cube}"
+                                 f"{', owned' if setup.owner is not None else ''}: start it "
+                                 f"with the cube on", "cube")
+        self._setup = setup
+        self.set_up_from = position  # the ID the first game was set up from, or None
         cube_rules = CubeRules(jacoby, beavers) if cube or length else None
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(2, np.uint64)[0]) % SEED_LIMIT
@@ -117,6 +131,7 @@ class WebGame(Table):
         self.graph: dict | None = None
         self.events: list[dict] = []
         self.beavered: list[int] = []  # the games (1, 2, ...) with a beaver in them
+        self._deeper: dict[int, object] = {}  # the bot looking further ahead, by plies
         self.start_game()
 
     # --- what the page asks ------------------------------------------------------------------
@@ -225,33 +240,130 @@ class WebGame(Table):
         self.start_game()
         return self.to_json()
 
-    def hint(self, count: int) -> dict:
-        """The bot's best plays for the person's roll, with their probabilities."""
+    def hint(self, count: int, plies: int | None = None) -> dict:
+        """The bot's best plays for the person's roll, with their probabilities, looking
+        ``plies`` ahead (default: the bot's own depth)."""
         from gammon.eval.analysis import ranked
         self._expect("move", "ask for a hint on a play")
+        bot, plies = self._bot_at(plies)
         self.tell_extra()
         self.tell_score()
         d1, d2 = self.dice
-        rows = ranked(self.plain_bot, self.board, d1, d2, self.variant.name)[:count]
-        label = getattr(self.plain_bot, "score_label", "score")
+        started = time.perf_counter()
+        rows = ranked(bot, self.board, d1, d2, self.variant.name)[:count]
+        label = getattr(bot, "score_label", "score")
         if rows and "probabilities" in rows[0]:
             label = "cubeless equity"
-        return {"id": self.id, "dice": [d1, d2], "score": label, "plays": rows}
+        return {"id": self.id, "dice": [d1, d2], "score": label, "plies": plies,
+                "seconds": round(time.perf_counter() - started, 3), "plays": rows}
+
+    def advice(self, plies: int | None = None) -> dict:
+        """The cube action before the person's roll with its equities (no double,
+        double/take, double/pass, per cube: money, or match winning chances at a match
+        score), as ``gammon cube`` (and ``gammon analyze``) give it for this position and
+        state, the cube looking ``plies`` ahead (default: the bot's own depth; at a match
+        score the cube action is 0-ply, as ``gammon cube`` has it)."""
+        from gammon.eval.analysis import (NoProbabilities, analyze_position, cube_action,
+                                          evaluator, is_match)
+        from gammon.model.cube import EFFICIENCY
+        self._expect("roll", "ask for cube advice (it comes before the roll)")
+        if self.cube_rules is None:
+            raise Refused("these games are played without the cube: no cube advice")
+        bot, plies = self._bot_at(plies)
+        try:
+            evaluate = evaluator(bot)
+        except NoProbabilities:
+            raise Refused(f"{self.bot_name} estimates no probabilities: no cube advice "
+                          f"(a network bot, net:, gives it)") from None
+        state = self._cube_state()
+        note = None
+        if is_match(state) and plies:
+            note = (f"at a match score the cube action is 0-ply (asked for {plies}), as "
+                    f"gammon cube gives it")
+            plies = 0
+        self.tell_extra()
+        started = time.perf_counter()
+        found = analyze_position(evaluate, self.board, state, EFFICIENCY, self._jacoby(),
+                                 bool(self.cube_rules.beavers and not self.length), plies)
+        answer = {"id": self.id, "plies": plies,
+                  "seconds": round(time.perf_counter() - started, 3),
+                  **cube_action(found),
+                  "decision": found.get("decision"),
+                  "equities": {k: float(v) for k, v in found["cubeful"].items()},
+                  "unit": "match winning chance" if self.length else "points per cube",
+                  "probabilities": found.get("probabilities"),
+                  "may_double": self.may_double(HUMAN)}
+        if note:
+            answer["note"] = note
+        return answer
+
+    def _bot_at(self, plies: int | None) -> tuple:
+        """(the game's bot looking ``plies`` ahead, its plies): the bot itself for None or
+        its own depth, else the same bot by name with ``@plies`` (networks only)."""
+        from gammon.eval.bots.registry import bot_plies
+        from ..errors import UsageError
+        from ..options import load_bot, with_plies
+        own = bot_plies(self.bot_name) if self.bot_name.startswith("net:") else 0
+        if plies is None or plies == own:
+            return self.plain_bot, own
+        if plies not in self._deeper:
+            try:
+                self._deeper[plies] = load_bot(with_plies(self.bot_name.split("@")[0],
+                                                          plies), None, self.variant.name)
+            except UsageError as e:
+                raise BadRequest(str(e), "plies") from None
+        return self._deeper[plies], plies
+
+    def _cube_state(self) -> MatchState | None:
+        """The state of the person's position as ``gammon cube`` reads a POSID:MATCHID (the
+        person player 0, on roll); None for money play with a centred 1-cube."""
+        if not self.length and self.cube == 1 and self.owner is None:
+            return None
+        return self._match_state()
+
+    def _match_state(self) -> MatchState:
+        """The gnubg Match ID's state of the game, the person player 0 and on roll (before
+        his roll; his dice once rolled)."""
+        left, right = self.match.total()
+        owner = {None: CENTRED, HUMAN: 0, BOT: 1}[self.owner]
+        dice = tuple(self.dice) if self.dice and self.phase == "move" else (0, 0)
+        return MatchState(cube_value=self.cube, cube_owner=owner, on_roll=0, turn=0,
+                          crawford=self.crawford, dice=dice, length=self.length,
+                          score=(left, right), jacoby=self._jacoby())
 
     def mat(self) -> str:
-        """The match so far as a .mat file (the game in progress unfinished)."""
+        """The match so far as a .mat file (the game in progress unfinished). A .mat file
+        cannot hold a game set up from a position: a match begun from one is written
+        from its second game, at the score after the first, and a comment says so."""
         comments = {"Site": "gammon serve-http", "Round": f"seed {self.seed}"}
+        notes = []
         if self.beavered:
-            comments["Annotator"] = (f"a beaver in game {', '.join(map(str, self.beavered))} "
-                                     f"is written as a take (a .mat file holds no beaver)")
-        return format_match(self.match, comments)
+            notes.append(f"a beaver in game {', '.join(map(str, self.beavered))} is written "
+                         f"as a take (a .mat file holds no beaver)")
+        match = self.match
+        if match.games and match.games[0].start is not None:
+            first = match.games[0]
+            left, right = match.start_score
+            if first.winner is not None:
+                left += first.points if first.winner == HUMAN else 0
+                right += first.points if first.winner == BOT else 0
+            match = replace(match, games=match.games[1:], start_score=(left, right))
+            notes.append(f"game 1 began from the position {self.set_up_from} set up by hand, "
+                         f"which a .mat file cannot hold: the file starts after it")
+        if notes:
+            comments["Annotator"] = "; ".join(notes)
+        return format_match(match, comments)
 
     # --- the turns ---------------------------------------------------------------------------
 
     def start_game(self) -> None:
         """The next game: the opening roll (one die each, never a tie) decides who starts
-        with those two dice."""
+        with those two dice; the first game of one set up from a position starts there."""
         self.events = []
+        if self._setup is not None:
+            self._start_set_up(self._setup)
+            self._setup = None
+            return
         self.new_game()
         _, dice = opening_roll(self.rng, 1)  # (1, 2)
         mine, theirs = int(dice[0, 0]), int(dice[0, 1])
@@ -266,6 +378,33 @@ class WebGame(Table):
             self._ready((mine, theirs))
         else:
             self._bot_plays((theirs, mine))
+
+    def _start_set_up(self, setup) -> None:
+        """The first game from a set-up position (``setup.SetUpGame``): the person on roll,
+        the score before it, the Crawford game, the cube; the dice when already rolled."""
+        left, right = setup.score
+        self.match.start_score = (left, right)
+        if self.length and max(left, right) == self.length - 1 and not setup.crawford:
+            self.had_crawford = True  # a player at N-1 outside the Crawford game: after it
+        self.new_game()
+        self.begin(HUMAN)
+        self.state.boards[0] = setup.board
+        if self.state.cube is not None:
+            owner = {None: 0, HUMAN: 1, BOT: -1}[setup.owner]  # from the player on roll
+            self.state.cube.value[0], self.state.cube.owner[0] = setup.cube, owner
+        self.game.start = SetUp(setup.board.copy(), HUMAN, setup.cube,
+                                -1 if setup.owner is None else setup.owner)
+        where = (f"{self.length}-point match, you {left}, {self.bot_name} {right}"
+                 if self.length else "money game")
+        held = {None: "centred", HUMAN: "yours", BOT: f"{self.bot_name}'s"}[setup.owner]
+        cube = f"; the cube at {setup.cube}, {held}" if self.cube_rules is not None else ""
+        note = " This is the Crawford game: no doubling." if self.crawford else ""
+        if self.variant.name in RULE_WORDS:
+            note += " " + RULE_WORDS[self.variant.name]
+        self._event(None, "start", f"Game {len(self.match.games)} from the position set up "
+                                   f"({where}{cube}), you on roll.{note}")
+        if setup.dice is not None:
+            self._ready(setup.dice)
 
     def _person_rolls(self) -> None:
         self._ready(self.throw())
@@ -444,6 +583,9 @@ class WebGame(Table):
             "board": [int(c) for c in board],
             "posid": positions.write(board, self.variant),
             "xgid": self._xgid(board) if playing else None,
+            "matchid": (encode_match_id(self._match_state())
+                        if playing and self.turn == HUMAN and self.phase != "answer"
+                        and self.variant.position_format == "posid" else None),
             "pips": {"you": pips[0], "bot": pips[1]},
             "off": {"you": off[0], "bot": off[1]},
             "dice": list(self.dice) if self.dice else None,

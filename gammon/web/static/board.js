@@ -57,6 +57,7 @@ function take(next) {
   $("back").hidden = true;
   $("analysis").hidden = true;
   $("hints").hidden = true;
+  $("advice-box").hidden = true;
   shown = {board: next.board.slice(), dice: next.dice || next.bot_dice,
            mine: !!next.dice, cube: next.cube, checkers: next.checkers,
            variant: next.variant, bomb: next.bomb ? next.bomb.owner : null,
@@ -105,6 +106,7 @@ function controls() {
   $("undo").disabled = !(moving && history.length);
   $("done").disabled = !complete;
   $("hint").disabled = !moving;
+  $("advice").disabled = !(mode === "game" && phase === "roll" && s.cube);
   $("double").disabled = !(mode === "game" && s && s.cube && s.cube.may_double);
   $("take").disabled = $("pass").disabled = !(mode === "game" && phase === "answer");
   $("beaver").disabled = !(mode === "game" && phase === "answer" && s.cube.may_beaver);
@@ -137,6 +139,7 @@ function controls() {
     $("game-posid").textContent = s.posid;
     $("game-posid-label").textContent = s.variant === "plakoto" ? "Position" : "Position ID";
     $("game-xgid").textContent = s.xgid || "";
+    $("game-matchid").textContent = s.matchid || "";
   }
   const list = $("legal-plays");
   list.replaceChildren();
@@ -196,6 +199,10 @@ function whyNotFrom(p) {
     return `your checker on ${p} is pinned: it cannot move until ${state.bot}'s checkers leave.`;
   }
   if (p !== 25 && shown.board[25] > 0) return "you must enter your checkers from the bar first.";
+  if (state.variant === "caucasian" && hitters.includes(p)) {
+    return `the Caucasian rule: the checker that hit on ${p} may not move on to hide on ` +
+      "your own checkers or bear off this turn.";
+  }
   return `no legal play moves a checker from ${pointName(p)} now.`;
 }
 
@@ -307,8 +314,10 @@ function percent(x) { return (100 * x).toFixed(1); }
 
 async function hint() {
   try {
-    const h = await call("GET", gamePath("hint?count=5"));
-    $("hint-label").textContent = `${state.bot}'s best plays for ${h.dice[0]}-${h.dice[1]} (${h.score})`;
+    const h = await call("GET", gamePath(`hint?count=5&plies=${$("plies").value}`));
+    $("hint-label").textContent = `${state.bot}'s best plays for ${h.dice[0]}-${h.dice[1]} ` +
+      `(${h.score}, ${h.plies}-ply, ${h.seconds.toFixed(2)} s)`;
+    $("hints").dataset.plies = h.plies;
     const body = $("hint-table").tBodies[0];
     body.replaceChildren();
     for (const row of h.plays) {
@@ -326,6 +335,47 @@ async function hint() {
   } catch (e) {
     say(e.message, true);
   }
+}
+
+// The cube action before your roll, with its equities (gammon cube's answer, at the depth
+// chosen): no double, double/take, double/pass.
+async function advice() {
+  let a;
+  try {
+    a = await call("GET", gamePath(`advice?plies=${$("plies").value}`));
+  } catch (e) {
+    say(e.message, true);
+    return;
+  }
+  const unit = a.unit === "match winning chance" ? "match winning chance" : "points per cube";
+  $("advice-label").textContent = `${state.bot}, ${a.plies}-ply, ${a.seconds.toFixed(2)} s (${unit})`;
+  const body = $("advice-table").tBodies[0];
+  body.replaceChildren();
+  const names = {no_double: "no double", double_take: "double, take", double_pass: "double, pass"};
+  for (const [key, name] of Object.entries(names)) {
+    if (!(key in a.equities)) continue;
+    const tr = body.insertRow();
+    tr.className = "advice-row";
+    tr.dataset.key = key;
+    tr.dataset.equity = a.equities[key];
+    tr.insertCell().textContent = name;
+    tr.insertCell().textContent = unit === "match winning chance" ?
+      percent(a.equities[key]) + "%" : a.equities[key].toFixed(3);
+  }
+  const box = $("advice-action");
+  box.textContent = (a.decision || `${a.action}, ${a.response}`) + (a.note ? ` (${a.note})` : "");
+  box.dataset.action = a.action;
+  box.dataset.response = a.response;
+  box.dataset.plies = a.plies;
+  $("advice-box").hidden = false;
+  document.body.dataset.version = Number(document.body.dataset.version || 0) + 1;
+}
+
+// A game from the position in the box: you on roll, the ID's match, score, cube and dice.
+function playPosition() {
+  const text = $("position").value.trim();
+  if (!text) { say("Type a Position ID, POSID:MATCHID or XGID to play from.", true); return; }
+  newGame(null, text);
 }
 
 async function analyse(event) {
@@ -402,13 +452,14 @@ function back() {
 
 // --- starting ---------------------------------------------------------------------------
 
-function newGame(event) {
+function newGame(event, position) {
   if (event) event.preventDefault();
   const body = {variant: $("variant").value, length: Number($("length").value || 0),
                 cube: $("cube-on").checked,
                 jacoby: $("jacoby").checked, beavers: $("beavers").checked};
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
+  if (position) body.position = position;
   $("log").replaceChildren();
   act("POST", "/game", body);
 }
@@ -431,6 +482,8 @@ function start() {
   $("undo").onclick = undo;
   $("done").onclick = () => act("POST", gamePath("play"), {steps: made});
   $("hint").onclick = hint;
+  $("advice").onclick = advice;
+  $("play-position").onclick = playPosition;
   $("double").onclick = () => act("POST", gamePath("double"));
   $("detonate").onclick = () => act("POST", gamePath("detonate"));
   $("take").onclick = () => act("POST", gamePath("answer"), {response: "take"});
