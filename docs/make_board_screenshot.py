@@ -2,10 +2,14 @@
 headless Chromium shows it, a few turns into a money game against the bot, with a hint.
 
     python docs/make_board_screenshot.py [--bot net:] [--seed 2026] [--turns 4]
-                                         [--out docs/board.png] [--size 1300,1180]
+                                         [--variant NAME] [--out docs/board.png]
+                                         [--size 1300,1180]
+    python docs/make_board_screenshot.py --variant plakoto --seed 6 --turns 5 \
+                                         --out docs/plakoto.png
 
 The server runs in this process on a free port; the person's plays are the first legal
-play the page lists, made by clicking its steps. Needs the web extra, selenium, Chromium
+play the page lists that hits (in Plakoto: pins), else the first, made by clicking its
+steps. Needs the web extra, selenium, Chromium
 and chromedriver (Debian: chromium, chromium-driver).
 """
 
@@ -26,6 +30,8 @@ def main(argv=None) -> int:
     p.add_argument("--bot", default="net:", help="the server's bot (default: net:)")
     p.add_argument("--seed", type=int, default=2026, help="the game's dice (default: 2026)")
     p.add_argument("--turns", type=int, default=4, help="the person's turns played first")
+    p.add_argument("--variant", default="standard", help="the variant chosen on the page "
+                                                         "(default: standard)")
     p.add_argument("--out", default=str(ROOT / "docs" / "board.png"))
     p.add_argument("--size", default="1300,1180", help="the window, WIDTH,HEIGHT")
     args = p.parse_args(argv)
@@ -68,7 +74,8 @@ def main(argv=None) -> int:
         def phase() -> str:
             return d.find_element(By.TAG_NAME, "body").get_attribute("data-phase")
 
-        d.get(f"http://127.0.0.1:{server.port}/?start=0&seed={args.seed}")
+        d.get(f"http://127.0.0.1:{server.port}/?start=0&seed={args.seed}"
+              f"&variant={args.variant}")
         press("new-game")
         turns = 0
         while phase() in ("roll", "move", "answer"):
@@ -79,8 +86,9 @@ def main(argv=None) -> int:
             elif turns == args.turns:
                 break
             else:
-                steps = json.loads(d.find_element(
-                    By.CSS_SELECTOR, "#legal-plays .legal-play").get_attribute("data-steps"))
+                plays = d.find_elements(By.CSS_SELECTOR, "#legal-plays .legal-play")
+                hitting = [li for li in plays if "true" in li.get_attribute("data-hits")]
+                steps = json.loads((hitting or plays)[0].get_attribute("data-steps"))
                 for source, target in steps:
                     for point in (source, target):
                         place = {25: "bar-you", 0: "off-you"}.get(point, f"point-{point}")

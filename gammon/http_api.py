@@ -206,8 +206,11 @@ class Api:
                                          "on_illegal, thresholds): every decision graded",
                               "/docs": "every endpoint and field (/openapi.json: the same "
                                        "as OpenAPI)",
-                              "/": "the board in the browser: play the bot, hints, a "
-                                   "position box (its game API: /game, /analyse)"},
+                              "/": "the board in the browser: play the bot in any "
+                                   "variant or from any position, hints and cube advice, "
+                                   "a position box (its game API: /game, /analyse)",
+                              "/review/page": "the review in the browser: upload a .mat "
+                                              "or SGF file, step through its decisions"},
                 "max_trials": self.max_trials,
                 "note": "a Position ID's '+' is written %2B in a URL"}
 

@@ -557,3 +557,90 @@ def test_the_caucasian_rule_refuses_a_hitter_hiding_and_says_why(servers, browse
     d.find_element(By.ID, "point-5").click()
     assert "error" not in d.find_element(By.ID, "message").get_attribute("class")
     assert d.find_element(By.ID, "done").is_enabled()
+
+
+# --- the page's own fuzz (issue 41) --------------------------------------------------------
+
+WATCH = """
+window.__errors = [];
+window.__statuses = [];
+window.addEventListener('error', e => window.__errors.push('error: ' + e.message));
+window.addEventListener('unhandledrejection', e => window.__errors.push('rejection: ' + e.reason));
+const consoleError = console.error;
+console.error = (...a) => { window.__errors.push('console: ' + a.join(' ')); consoleError(...a); };
+const realFetch = window.fetch;
+window.fetch = async (...a) => { const r = await realFetch(...a);
+  window.__statuses.push(r.status); return r; };
+"""
+
+
+def _watched(d, url: str) -> None:
+    """Open ``url`` with the page's errors, console errors and answer statuses recorded."""
+    d.get(url)
+    WebDriverWait(d, WAIT).until(lambda _: _phase(d) != "")
+    d.execute_script(WATCH)
+
+
+def _check_watch(d, what: str) -> None:
+    errors, statuses = d.execute_script("return [window.__errors, window.__statuses]")
+    assert not errors, (what, errors)
+    assert 500 not in statuses, (what, statuses)
+
+
+def test_random_clicks_and_typing_on_the_page_give_no_500_and_no_console_error(servers,
+                                                                            browser):
+    """A hundred and twenty random actions: a click on any button, point, bar or tray, a random
+    choice in each menu, odd text typed into each box, a new game in a random variant now
+    and then; after each, no error in the page's console and no answer 500."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import Select
+    d = browser
+    rng = random.Random(4141)
+    texts = ["", "0", "-1", "99999999999999999999", "x", "3,1", "7,7", "4HPwATDgc/ABMA",
+             f"{START}:cAkAAAAAAAAA", "XGID=junk", "plakoto:1,2,3", "<b>", "1e400", " "]
+    _watched(d, f"{servers['net']}/?seed=3")
+    actions = 0
+    for k in range(120):
+        if k % 40 == 39:  # a fresh page now and then, in a random variant
+            variant = rng.choice(["standard", "nuclear", "plakoto", "caucasian",
+                                  "hypergammon", "suddendeath"])
+            _check_watch(d, "before reload")
+            _watched(d, f"{servers['net']}/?seed={k}&variant={variant}&cube={rng.randrange(2)}")
+        kind = rng.random()
+        try:
+            if kind < 0.45:
+                targets = d.find_elements(By.CSS_SELECTOR, "#board rect.hit")
+                assert len(targets) == 26, d.current_url
+                rng.choice(targets).click()
+            elif kind < 0.8:
+                buttons = [b for b in d.find_elements(By.TAG_NAME, "button")
+                           if b.is_displayed() and b.is_enabled()]
+                if not buttons:  # all of them waiting for an answer
+                    continue
+                rng.choice(buttons).click()
+            elif kind < 0.9:
+                menus = [m for m in d.find_elements(By.TAG_NAME, "select") if m.is_displayed()]
+                assert menus, d.current_url
+                menu = Select(rng.choice(menus))
+                options = [o for o in menu.options if o.is_enabled()]
+                if not options:  # resigning, with no game in play
+                    continue
+                menu.select_by_visible_text(rng.choice(options).text)
+            else:
+                boxes = [b for b in d.find_elements(By.CSS_SELECTOR, "input[type=text], "
+                                                    "input[type=number]") if b.is_displayed()]
+                assert boxes, d.current_url
+                box = rng.choice(boxes)
+                box.clear()
+                box.send_keys(rng.choice(texts))
+            actions += 1
+        except WebDriverException:  # an element redrawn under the click: try another
+            continue
+        if k % 10 == 0:
+            WebDriverWait(d, WAIT).until(lambda _: d.execute_script(
+                "return document.readyState") == "complete")
+            _check_watch(d, f"action {k}")
+    import time
+    time.sleep(1.0)  # the last answers in
+    _check_watch(d, "the end")
+    assert actions > 100

@@ -365,5 +365,5 @@ def test_serve_http_says_what_to_install_without_the_web_extra(monkeypatch):
 def test_index_lists_the_endpoints(serve, pubeval_api):
     status, body = _get(serve(pubeval_api) + "/api")
     assert status == 200 and set(body["endpoints"]) == {"/move", "/eval", "/rollout", "/docs",
-                                                         "/", "/review"}
+                                                         "/", "/review", "/review/page"}
     assert body["max_trials"] == 1296

@@ -6,6 +6,7 @@ Endpoints (GET with query parameters, or POST with the same fields as a JSON obj
     /eval      posid                                probabilities, equities, cube action
     /rollout   posid, trials, seed, truncate, ...   a Monte-Carlo rollout (gammon rollout)
     /review    a .mat or SGF file (POST)            every decision graded (gammon review)
+    /review/page   the review in the browser (a page: ``gammon.web.review_page``)
     /api       what the server offers (GET)
     /          the board in the browser (a page; the game API: ``gammon.web.board``)
     /docs      Swagger UI, served from this server (no file fetched from outside)
@@ -45,6 +46,7 @@ from ..http_api import (EVAL_FIELDS, MAX_BYTES, MAX_QUERY, MOVE_FIELDS, ROLLOUT_
                         BadRequest, RolloutStopped, error_body)
 from .guard import MAX_HEADERS, Guard
 from .review import review_route
+from .review_page import review_page_routes
 from .schemas import (ErrorAnswer, EvalAnswer, EvalRequest, IndexAnswer, MoveAnswer,
                       MoveRequest, RolloutAnswer, rollout_request)
 from .threads import AsyncBatcher, BotThread, in_thread
@@ -256,6 +258,7 @@ def make_app(api: Api, bot: BotThread | None = None) -> FastAPI:
                             headers={"Cache-Control": "max-age=86400"})
 
     review_route(app, api, bot, _errors(413, 422), Json)  # POST /review: a match file graded
+    review_page_routes(app, api, Json)  # GET /review/page: the review in the browser
     from .board import board_routes  # the page at / and the game API it plays through
     board_routes(app, api, bot, Json, ErrorAnswer)
     app.add_middleware(Guard)

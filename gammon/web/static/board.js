@@ -140,6 +140,14 @@ function controls() {
     $("game-posid-label").textContent = s.variant === "plakoto" ? "Position" : "Position ID";
     $("game-xgid").textContent = s.xgid || "";
     $("game-matchid").textContent = s.matchid || "";
+    $("game-xgid-row").hidden = !s.xgid;
+    $("game-matchid-row").hidden = !s.matchid;
+    const legend = {plakoto: "A crossed checker is pinned under the other side's; a ringed " +
+                             "one is a mother, the last on its starting point.",
+                    nuclear: "B is the bomb, on the side of the player who may detonate " +
+                             "it (in the middle: either)."}[s.variant];
+    $("legend").hidden = !legend;
+    $("legend").textContent = legend || "";
   }
   const list = $("legal-plays");
   list.replaceChildren();
