@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from gammon.http_api import Api  # noqa: E402
 from gammon.web.app import make_app  # noqa: E402
-from gammon.web.game import MAX_GAMES  # noqa: E402
+from gammon.web.games import MAX_GAMES  # noqa: E402
 from gammon.web.steps import step_graph  # noqa: E402
 
 START = "4HPwATDgc/ABMA"

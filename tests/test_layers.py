@@ -136,7 +136,8 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 TURN_USERS = ("engine.game", "eval.analysis.rollout", "train.selfplay", "train.trainer",
               "train.measure", "train.warm_start", "train.run_state", "train.td",
-              "gammon.session", "gammon.table", "gammon.web.game", "gammon.web.steps")
+              "gammon.session", "gammon.table", "gammon.web.game", "gammon.web.games",
+              "gammon.web.steps", "gammon.web.advice")
 
 
 def variant_modules(edges: dict[str, set[str]]) -> set[str]:

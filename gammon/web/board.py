@@ -40,7 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..http_api import SEED_LIMIT, Api, error_body
 from .analyse import analyse
-from .game import MAX_GAMES, Games, NoGame, Refused
+from .games import MAX_GAMES, Games
+from .refusals import NoGame, Refused
 
 STATIC = Path(__file__).resolve().parent / "static"
 FILES = {"board.js": "text/javascript", "draw.js": "text/javascript", "board.css": "text/css",
