@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # chromium.py
 
 
 def main(argv=None) -> int:
@@ -35,15 +35,11 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=str(ROOT / "docs" / "board.png"))
     p.add_argument("--size", default="1300,1180", help="the window, WIDTH,HEIGHT")
     args = p.parse_args(argv)
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_path = "/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists() \
-        else shutil.which("chromedriver")
-    if chromium is None or driver_path is None:
-        print("make_board_screenshot: needs chromium and chromedriver", file=sys.stderr)
+    import chromium  # tests/chromium.py: the browser the page tests use
+    why = chromium.missing()
+    if why:
+        print(f"make_board_screenshot: {why}", file=sys.stderr)
         return 2
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -56,12 +52,7 @@ def main(argv=None) -> int:
     bot = make_bot(args.bot)
     server = WebServer(Api(bot, args.bot, evaluate=probability_source(bot)), "127.0.0.1",
                        0).start()
-    options = Options()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                 f"--window-size={args.size}", "--hide-scrollbars"):
-        options.add_argument(flag)
-    d = webdriver.Chrome(service=Service(driver_path), options=options)
+    d = chromium.start(args.size, ("--hide-scrollbars",))
     try:
         def version() -> int:
             return int(d.find_element(By.TAG_NAME, "body").get_attribute("data-version") or 0)

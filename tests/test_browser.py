@@ -8,53 +8,31 @@ on failure. Skips (saying why) where selenium, Chromium or chromedriver is missi
 
 import json
 import random
-import shutil
-from pathlib import Path
 
 import pytest
 
+import chromium
+
 from gammon.engine.formats import xgid
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 pytest.importorskip("fastapi", reason="the web extra (fastapi, uvicorn) is not installed")
 from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 START = "4HPwATDgc/ABMA"
 RACE = "eO85AAD4vg8AAA"
 WAIT = 20  # seconds for the page to take a server's answer
 
 
-def _program(*names: str) -> str | None:
-    for name in names:
-        if Path(name).is_absolute() and Path(name).exists():
-            return name
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-CHROMIUM = _program("chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium")
-DRIVER = _program("/usr/bin/chromedriver", "chromedriver")
-
-
 @pytest.fixture(scope="module")
 def browser():
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
-    if DRIVER is None:
-        pytest.skip("chromedriver is not installed (Debian: apt-get install chromium-driver)")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                 "--window-size=1300,1000", "--disable-gpu"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    why = chromium.missing()
+    if why:
+        pytest.skip(why)
+    driver = chromium.start()
     try:
         yield driver
     finally:
@@ -302,7 +280,6 @@ def _new_variant_game(d, base: str, variant: str, seed: int) -> None:
     """A money game of ``variant`` without the cube, chosen on the new-game form."""
     d.get(f"{base}/?start=0&cube=0")
     WebDriverWait(d, WAIT).until(lambda _: _phase(d) == "none")
-    from selenium.webdriver.support.ui import Select
     Select(d.find_element(By.ID, "variant")).select_by_value(variant)
     field = d.find_element(By.ID, "seed")
     field.clear()
@@ -453,7 +430,6 @@ def _gammon_cube(position: str, *options: str) -> dict:
 
 
 def _advice(d, plies: int) -> dict:
-    from selenium.webdriver.support.ui import Select
     Select(d.find_element(By.ID, "plies")).select_by_value(str(plies))
     _press(d, "advice")
     box = d.find_element(By.ID, "advice-action")
@@ -532,7 +508,6 @@ def test_the_caucasian_rule_refuses_a_hitter_hiding_and_says_why(servers, browse
     import numpy as np
     from gammon.engine.formats import posid
     from gammon.engine.formats.matchid import MatchState, encode_match_id
-    from selenium.webdriver.support.ui import Select
     board = np.zeros(26, dtype=np.int8)
     board[2], board[6], board[8], board[13] = 2, 3, 2, 8
     board[5], board[24], board[19], board[17], board[12] = -1, -2, -5, -4, -3
@@ -593,7 +568,6 @@ def test_random_clicks_and_typing_on_the_page_give_no_500_and_no_console_error(s
     choice in each menu, odd text typed into each box, a new game in a random variant now
     and then; after each, no error in the page's console and no answer 500."""
     from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.support.ui import Select
     d = browser
     rng = random.Random(4141)
     texts = ["", "0", "-1", "99999999999999999999", "x", "3,1", "7,7", "4HPwATDgc/ABMA",

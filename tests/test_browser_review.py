@@ -10,17 +10,18 @@ module; both are stopped at the end, also on failure. Skips (saying why) where s
 Chromium or chromedriver is missing."""
 
 import json
-import shutil
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+import chromium
+
 from gammon.engine.formats import posid
 from inprocess import gammon
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 pytest.importorskip("fastapi", reason="the web extra (fastapi, uvicorn) is not installed")
 from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -43,35 +44,12 @@ SUMMARY = {"unforced": "d", "cube_decisions": "d", "checker_loss": ".3f",
            "luck_adjusted": "+.3f"}
 
 
-def _program(*names: str) -> str | None:
-    for name in names:
-        if Path(name).is_absolute() and Path(name).exists():
-            return name
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-CHROMIUM = _program("chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium")
-DRIVER = _program("/usr/bin/chromedriver", "chromedriver")
-
-
 @pytest.fixture(scope="module")
 def browser():
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
-    if DRIVER is None:
-        pytest.skip("chromedriver is not installed (Debian: apt-get install chromium-driver)")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                 "--window-size=1300,1000", "--disable-gpu"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, read back
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    why = chromium.missing()
+    if why:
+        pytest.skip(why)
+    driver = chromium.start()
     try:
         yield driver
     finally:
