@@ -410,6 +410,9 @@ def test_the_board_draws_plakoto_mothers_and_pins_from_its_cells(servers, browse
     assert len(d.find_elements(By.CSS_SELECTOR, "#board .checker.pinned")) == 2
     off = d.find_element(By.ID, "off-you-checkers").get_attribute("data-count")
     assert off == str(15 - (1 + 1 + 1))  # 24, 10 and the one pinned on 5
+    d.execute_script("drawBoard(document.getElementById('board'), {board: arguments[0], "
+                     "variant: 'plakoto', checkers: 15})", board)  # the mothers from the cells
+    assert _stacks(d) == stacks
 
 
 # --- a game from any position, and the cube's advice (issue 41, points 2 and 3) -------------

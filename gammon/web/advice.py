@@ -24,7 +24,7 @@ def bot_at(game, plies: int | None) -> tuple:
     a bot that is no network."""
     from gammon.eval.bots.registry import bot_plies
     from ..options import load_bot, with_plies
-    own = bot_plies(game.bot_name) if game.bot_name.startswith("net:") else 0
+    own = bot_plies(game.bot_name)
     if plies is None or plies == own:
         return game.plain_bot, own
     if plies not in game.deeper:

@@ -60,8 +60,7 @@ function take(next) {
   $("advice-box").hidden = true;
   shown = {board: next.board.slice(), dice: next.dice || next.bot_dice,
            mine: !!next.dice, cube: next.cube, checkers: next.checkers,
-           variant: next.variant, bomb: next.bomb ? next.bomb.owner : null,
-           mothers: next.mothers || {}};
+           variant: next.variant, bomb: next.bomb ? next.bomb.owner : null};
   node = next.moves ? next.moves.root : null;
   history = []; made = []; hitters = []; selected = null;
   for (const event of next.events) { log(event.text); }
@@ -275,7 +274,6 @@ function step(from, to) {
     if (e[2] && e[1] >= 1 && e[1] <= 6) hitters.push(e[1]);
   }
   shown.board = graphNodes()[node].board.slice();  // the server's cells (pins, hits)
-  shown.mothers = mothersOf(shown.board);
   selected = null;
   const whole = graphNodes()[node].play !== null;
   say(whole ? "A whole play: Done sends it (or Undo)." : "Next step.", false);
@@ -283,23 +281,11 @@ function step(from, to) {
   controls();
 }
 
-// Plakoto: the mothers on a board the steps made (as the server's state gives them): the
-// last checker of a side on its starting point (yours 24, the bot's 1).
-function mothersOf(board) {
-  if (!state || state.variant !== "plakoto") return {};
-  const cell = (p) => cellOf(board[p], true), out = {};
-  const mine = cell(24), theirs = cell(1);
-  if ((mine.owner === "you" ? mine.count : 0) + (mine.pinned === "you" ? 1 : 0) === 1) out.you = 24;
-  if ((theirs.owner === "bot" ? theirs.count : 0) + (theirs.pinned === "bot" ? 1 : 0) === 1) out.bot = 1;
-  return out;
-}
-
 function undo() {
   const last = history.pop();
   if (!last) return;
   node = last.node; made = last.made; hitters = last.hitters; selected = null;
   shown.board = graphNodes()[node].board.slice();
-  shown.mothers = mothersOf(shown.board);
   say("Taken back.", false);
   draw();
   controls();

@@ -13,7 +13,8 @@
 //   view.checkers  checkers a side has (15; 3 in Hypergammon)
 //   view.bomb      Nuclear: the bomb's owner "you" | "bot" | "centred", else absent
 //   view.mothers   Plakoto: {you: point, bot: point} of each side's mother checker (the
-//                  last one on its starting point), a side absent when it has none
+//                  last one on its starting point), a side absent when it has none;
+//                  without it, read from the cells (mothersOf)
 // marks (optional): {from: Set of points a step may start from, to: Set of targets of the
 // selected checker, selected: the point picked up or null}: the click areas' highlights.
 //
@@ -63,6 +64,19 @@ function onBoard(board, plakoto) {
   return [mine, theirs];
 }
 
+// Plakoto: each side's mother, the last checker of its own on its starting point (yours
+// the 24-point, the other side's your 1-point), pinned or not: {you: 24, bot: 1}, a side
+// without one absent (as the server's state gives them, gammon.web.view.mothers).
+function mothersOf(board) {
+  const out = {};
+  for (const [side, p] of [["you", 24], ["bot", 1]]) {
+    const cell = cellOf(board[p], true);
+    const count = (cell.owner === side ? cell.count : 0) + (cell.pinned === side ? 1 : 0);
+    if (count === 1) out[side] = p;
+  }
+  return out;
+}
+
 function drawBoard(svg, view, marks) {
   view = view || {};
   marks = marks || {};
@@ -76,7 +90,7 @@ function drawBoard(svg, view, marks) {
   el("rect", {x: 720, y: TOP, width: 36, height: 250, class: "tray"}, svg);
   el("rect", {x: 720, y: 290, width: 36, height: 250, class: "tray"}, svg);
   const board = view.board || new Array(26).fill(0);
-  const mothers = view.mothers || {};
+  const mothers = view.mothers || (plakoto ? mothersOf(board) : {});
   for (let p = 1; p <= 24; p++) {
     const x = pointX(p), low = p <= 12;
     const base = low ? BOTTOM : TOP, apex = low ? BOTTOM - 210 : TOP + 210;
