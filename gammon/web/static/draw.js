@@ -28,9 +28,11 @@ const W = 50, R = 21, LEFT = 60, RIGHT = 410, TOP = 20, BOTTOM = 540, MID = 280;
 const SHOWN = 5;  // checkers drawn on a point; more get a count
 const PIN = 16;   // Plakoto: added to a cell's count when a checker beneath is pinned
 
-function el(name, attrs, parent) {
+// An SVG element `name` with `attrs`, appended to `parent`, holding `text` when given.
+function el(name, attrs, parent, text) {
   const e = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined && text !== null) e.textContent = text;
   if (parent) parent.appendChild(e);
   return e;
 }

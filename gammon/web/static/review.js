@@ -25,7 +25,6 @@
 "use strict";
 
 (() => {
-  const NS = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
   const THRESHOLDS = ["doubtful", "bad", "very_bad", "lucky", "very_lucky", "unlucky",
                       "very_unlucky"];
@@ -64,14 +63,6 @@
 
   function make(tag, attrs, parent, text) {
     const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined && text !== null) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-
-  function shape(tag, attrs, parent, text) {
-    const e = document.createElementNS(NS, tag);
     for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
     if (text !== undefined && text !== null) e.textContent = text;
     if (parent) parent.appendChild(e);
@@ -276,7 +267,7 @@
     const n = steps.length;
     svg.dataset.points = n;
     if (!n) {
-      shape("text", {x: GW / 2, y: GH / 2, class: "axis-label", "text-anchor": "middle"}, svg,
+      el("text", {x: GW / 2, y: GH / 2, class: "axis-label", "text-anchor": "middle"}, svg,
             "no decisions");
       return;
     }
@@ -289,39 +280,39 @@
     const x = (k) => GL + (k + 0.5) * width / n;
     const y = (v) => GT + (hi - v) / (hi - lo) * height;
     for (let level = Math.ceil(lo); level <= Math.floor(hi); level++) {
-      shape("line", {x1: GL, x2: GL + width, y1: y(level), y2: y(level),
+      el("line", {x1: GL, x2: GL + width, y1: y(level), y2: y(level),
                      class: level === 0 ? "grid zero" : "grid"}, svg);
-      shape("text", {x: GL - 6, y: y(level) + 4, class: "axis-label", "text-anchor": "end"},
+      el("text", {x: GL - 6, y: y(level) + 4, class: "axis-label", "text-anchor": "end"},
             svg, level > 0 ? `+${level}` : String(level));
     }
     let start = 0;
     for (const game of report.games) {
       const count = game.decisions.length, left = GL + start * width / n;
       if (start > 0) {
-        shape("line", {x1: left, x2: left, y1: GT, y2: GT + height, class: "game-boundary",
+        el("line", {x1: left, x2: left, y1: GT, y2: GT + height, class: "game-boundary",
                        "data-game": game.number}, svg);
       }
       if (count) {
-        shape("text", {x: left + 3, y: GT - 7, class: "game-label"}, svg, `game ${game.number}`);
+        el("text", {x: left + 3, y: GT - 7, class: "game-label"}, svg, `game ${game.number}`);
       }
       if (count > 1) {
         const points = game.decisions.map(
           (d, i) => `${x(start + i).toFixed(1)},${y(d.equity).toFixed(1)}`);
-        shape("polyline", {points: points.join(" "), class: "equity-line"}, svg);
+        el("polyline", {points: points.join(" "), class: "equity-line"}, svg);
       }
       start += count;
     }
-    shape("line", {id: "graph-cursor", x1: x(0), x2: x(0), y1: GT, y2: GT + height}, svg);
+    el("line", {id: "graph-cursor", x1: x(0), x2: x(0), y1: GT, y2: GT + height}, svg);
     steps.forEach((s, k) => {
       const d = s.d;
-      const dot = shape("circle", {cx: x(k).toFixed(1), cy: y(d.equity).toFixed(1),
+      const dot = el("circle", {cx: x(k).toFixed(1), cy: y(d.equity).toFixed(1),
                                    r: d.mark ? 4.5 : 2.5, "data-step": k + 1,
                                    class: `equity-point ${markClass(d.mark)}`}, svg);
-      shape("title", {}, dot, `game ${s.game.number}, move ${d.move}: ${nameOf(d.player)} ` +
+      el("title", {}, dot, `game ${s.game.number}, move ${d.move}: ${nameOf(d.player)} ` +
             `${roll(d) || d.kind} ${d.action} (${num(d.equity, 3, true)}` +
             `${d.mark ? ", " + d.mark : ""})`);
     });
-    shape("text", {x: GL + width / 2, y: GH - 6, class: "axis-label", "text-anchor": "middle"},
+    el("text", {x: GL + width / 2, y: GH - 6, class: "axis-label", "text-anchor": "middle"},
           svg, `decisions in match order; the equity of ${nameOf(0)} before each`);
   }
 
@@ -364,7 +355,7 @@
       const d = s.d;
       const card = make("div", {class: `marked-decision ${markClass(d.mark)}`, "data-step": k + 1,
                                 title: "show it on the board above"}, box);
-      const svg = shape("svg", {viewBox: "0 0 760 560", class: `review-board seat-${d.player}`,
+      const svg = el("svg", {viewBox: "0 0 760 560", class: `review-board seat-${d.player}`,
                                 role: "img"}, card);
       drawBoard(svg, view(d));
       const facts = make("div", {class: "facts"}, card);
