@@ -21,8 +21,7 @@ from gammon.engine.formats.matchid import CENTRED, PLAYING, MatchState
 
 from ..errors import UsageError
 from ..http_api import BadRequest
-
-HUMAN, BOT = 0, 1  # as gammon.table numbers the seats
+from ..table import BOT, HUMAN
 
 
 @dataclass(frozen=True)
