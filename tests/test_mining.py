@@ -116,6 +116,38 @@ def test_the_judge_keeps_what_student_and_teacher_choose(shipped):
     assert len(strict.take()[0]) == 0 and strict.tally.decisions > 50
 
 
+def test_keep_deep_keeps_every_play_the_teacher_valued(shipped):
+    """``keep_deep``: of every decision with a real choice at depth, the result of each play
+    looked at deep (here, with the second filter open, every play the 0-ply filter keeps),
+    each labelled by its own deep value; the disagreements are still counted as such."""
+    from gammon.model.lookahead import candidates
+    ev = shipped.evaluator
+    boards, dice = some_positions(60, seed=5)
+    settings = mining.MiningSettings(plies=1, threshold=0.0, prefilter=2.0,
+                                     prefilter_plays=8, ordinary=0.0, cube_window=0.0,
+                                     keep_deep=True)
+    judge = mining.Judge(ev, settings, np.random.default_rng(0), set())
+    plays = legal_plays(boards, dice, ev.rules)
+    judge.choose(plays, boards, dice)
+    kept, targets, kinds = judge.take()
+    e0 = equity(ev.after_play(plays.boards))
+    n = len(boards)
+    cand = candidates(e0, plays.root, n)
+    contested = np.bincount(plays.root[cand], minlength=n) > 1
+    rows = np.flatnonzero(cand & contested[plays.root])
+    rows = rows[ev.rules.end_of_game(plays.boards[rows]) == 0]
+    want = flip(plays.boards[rows])
+    want = want[~all_home(want)]
+    assert {b.tobytes() for b in kept} == {b.tobytes() for b in want}
+    assert len(kept) > 3 * contested.sum() / 2  # more than the two sides of each decision
+    assert set(np.unique(kinds)) == {0, 3}
+    assert judge.tally.disagreement > 0 and judge.tally.deep_rows == (kinds == 3).sum()
+    assert np.allclose(targets, position_values(ev, kept, 1), atol=2e-6)
+    # the default settings' metadata are as before the setting existed (old files resume)
+    assert "keep_deep" not in mining.MiningSettings().fixed()
+    assert mining.MiningSettings(keep_deep=True).fixed()["keep_deep"] is True
+
+
 def test_a_block_keeps_all_three_kinds_labelled_by_the_teacher(shipped):
     bot = shipped
     settings = mining.MiningSettings(ordinary=0.2, cube_window=0.5, **FAST)
@@ -244,6 +276,12 @@ def test_the_recipe_keys():
         from_dict({"stage2": {"plies": 3}})
     with pytest.raises(ConfigError, match="stage2.threshold"):
         from_dict({"stage2": {"threshold": -0.1}})
+    with pytest.raises(ConfigError, match="stage2.keep_deep"):
+        from_dict({"stage2": {"keep_deep": 1}})
+    from gammon.train.stage2 import mining_settings
+    deep = from_dict({"stage2": {"mine": True, "plies": 2, "keep_deep": True}})
+    assert mining_settings(deep, 0).keep_deep
+    assert not mining_settings(from_dict({"stage2": {"mine": True, "plies": 2}}), 0).keep_deep
     from gammon.train.config import load
     config = load(ROOT / "configs" / "expert.toml")
     assert config.stage2.mine and config.stage2.plies == 2

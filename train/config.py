@@ -138,6 +138,10 @@ class Stage2Config:
     plays, the net at ``plies`` (1 or 2) judges, the decisions where they part are kept."""
     threshold: float = 0.012
     """Mining: the equity by which the teacher's play must beat the student's: 0..2."""
+    keep_deep: bool = False
+    """Mining: also keep the result of every other play the teacher valued at ``plies`` in a
+    decision with a real choice at that depth, each with its own value (not only both
+    sides of a disagreement): several times the rows for the same judging."""
     ordinary: float = 0.05
     """Mining: the share of the other decisions whose result is kept too: 0..1."""
     crashed_share: float = 0.25

@@ -19,6 +19,11 @@ flipped) and its label (the teacher's probabilities of the play, seen from that 
 
 - disagreements: where the teacher's best play beats the student's by ``threshold`` or
   more (equity, by the teacher's values), both resulting positions;
+- with ``keep_deep``, every play the teacher looked at ``plies`` deep in a decision with
+  a real choice at that depth (the student's, the teacher's and the other plays of the
+  second filter, at most ``prefilter_plays`` + 1), each with its own deep value: the
+  labels the judging has paid for anyway (wildbg keeps the best, the played and a weaker
+  play of a decision the same way), several times the rows for the same core-hours;
 - ordinary positions: of the other decisions, a share ``ordinary`` (drawn at random), the
   student's result;
 - cube decisions: where the student's cube action on the position his play leaves (the
@@ -66,7 +71,7 @@ from . import rollout_data as rd
 from .rollout_positions import PHASES, Exploring, phase_of
 from .rollout_targets import block_seed
 
-KINDS = ("disagreement", "ordinary", "cube")
+KINDS = ("disagreement", "ordinary", "cube", "deep")
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,7 @@ class MiningSettings:
     games: int = 32  # games per block
     validation: float = 0.1
     variant: str = "standard"
+    keep_deep: bool = False  # keep every play valued deep in a contested decision
 
     def check(self) -> None:
         """ValueError naming the first setting out of range."""
@@ -111,6 +117,8 @@ class MiningSettings:
     def fixed(self) -> dict:
         out = asdict(self)
         out.pop("positions")
+        if not self.keep_deep:  # the files made before the setting existed resume as they were
+            out.pop("keep_deep")
         return out
 
 
@@ -124,6 +132,7 @@ class Tally:
     disagreement: int = 0
     ordinary: int = 0
     cube: int = 0
+    deep_rows: int = 0  # with keep_deep: the other plays valued deep, kept
     seconds: float = 0.0
 
     def add(self, other: "Tally") -> None:
@@ -211,6 +220,18 @@ class Judge(Bot):
                 keep += [st, t]
                 kinds += [0, 0]
                 tally.disagreement += 1
+            elif s.keep_deep:
+                both = [st] if t == st else [st, t]
+                keep += both
+                kinds += [3] * len(both)
+                tally.deep_rows += len(both)
+        if s.keep_deep:  # the other plays valued deep (the student's and teacher's are in)
+            others = np.flatnonzero(deep & contest[root])
+            others = others[(others != student[root[others]]) &
+                            (others != teacher[root[others]])]
+            keep += others.tolist()
+            kinds += [3] * len(others)
+            tally.deep_rows += len(others)
         for r in student[ordinary]:
             keep.append(r)
             kinds.append(1)
@@ -374,7 +395,8 @@ def generate(path, bot, net_file, settings: MiningSettings, log=None) -> int:
                 t = totals(progress)
                 log(f"block {block}: {len(writer):,} positions in {path}; "
                     f"{t.decisions:,} decisions judged, {t.disagreement:,} disagreements, "
-                    f"student loses {1000 * t.loss / max(t.decisions, 1):.2f} mp a decision; "
+                    + (f"{t.deep_rows:,} other deep plays, " if settings.keep_deep else "")
+                    + f"student loses {1000 * t.loss / max(t.decisions, 1):.2f} mp a decision; "
                     f"{t.decisions / max(t.seconds, 1e-9):.1f} decisions/s")
             block += 1
     return written
@@ -392,12 +414,16 @@ def main(argv=None) -> int:
                    help=f"share of agreeing decisions kept (default {d.ordinary})")
     p.add_argument("--games", type=int, default=d.games,
                    help=f"games per block (default {d.games})")
+    p.add_argument("--keep-deep", action="store_true",
+                   help="keep every play the teacher valued deep in a contested decision, "
+                        "not only both sides of a disagreement")
 
     def mine(args) -> str:
         from gammon.eval.analysis.rollouts import one_thread
         settings = MiningSettings(positions=args.positions, seed=args.seed,
                                   plies=args.plies, threshold=args.threshold,
-                                  ordinary=args.ordinary, games=args.games)
+                                  ordinary=args.ordinary, games=args.games,
+                                  keep_deep=args.keep_deep)
         settings.check()
         net, bot = net_bot(args.net, settings.variant)
         with one_thread():

@@ -60,7 +60,8 @@ def mining_settings(config: Config, generation: int) -> mining.MiningSettings:
         positions=s.positions, seed=config.train.seed + generation, plies=s.plies,
         threshold=s.threshold, ordinary=s.ordinary, explore=s.explore, within=s.within,
         opponent=s.opponent, opponent_share=s.opponent_share,
-        crashed_share=s.crashed_share, validation=s.validation, variant=config.train.variant)
+        crashed_share=s.crashed_share, validation=s.validation, variant=config.train.variant,
+        keep_deep=s.keep_deep)
 
 
 def fit_settings(config: Config, generation: int) -> FitSettings:
