@@ -12,7 +12,8 @@ labelled by
   plies: the committed datasets' settings);
 
 and ``mining`` judges the decisions of a block of games (``train.mining.mine_block``, the
-teacher at 2-ply) and counts the rows it keeps. The time is the process's CPU time (the
+teacher at 2-ply) and counts the rows it keeps; ``mining, keep_deep`` the same block,
+keeping every play the teacher valued at 2-ply. The time is the process's CPU time (the
 core-seconds it used, whatever else the machine runs); the rounds take turns (ABAB...) so
 that a slow spell of the machine falls on each.
 """
@@ -46,6 +47,8 @@ def measure(positions: int = 64, rounds: int = 1, net: str = "", games: int = 8,
         "rollout": lambda: len(rollout(bot, boards, settings)),
         "mining": lambda: len(mining.mine_block(
             ev, bot, mining.MiningSettings(games=games), seed)[0]),
+        "mining, keep_deep": lambda: len(mining.mine_block(
+            ev, bot, mining.MiningSettings(games=games, keep_deep=True), seed)[0]),
     }
     out = {name: {"labels": 0, "core_seconds": 0.0} for name in methods}
     with one_thread():
