@@ -232,7 +232,8 @@ ENTRY_POINTS = ("eval.bench.cli", "eval.bench.envs", "eval.bench.movegen", "eval
                 "eval.reports.cube_agreement", "eval.reports.plans",
                 "eval.reports.rollout_check", "eval.reports.variants",
                 "train.bench", "train.bench.gpu", "train.bench.scale", "train.rollout_targets",
-                "train.mining", "train.bench.labels", "train.widen", "gammon.envs.speed")
+                "train.mining", "train.bench.labels", "train.bench.teacher_gap", "train.widen",
+                "gammon.envs.speed")
 
 
 def test_every_python_m_entry_point_answers_help():
