@@ -132,7 +132,7 @@ class Tally:
     disagreement: int = 0
     ordinary: int = 0
     cube: int = 0
-    deep_rows: int = 0  # with keep_deep: the other plays valued deep, kept
+    deep_rows: int = 0  # with keep_deep: the plays valued deep kept beyond the disagreements
     seconds: float = 0.0
 
     def add(self, other: "Tally") -> None:
