@@ -38,7 +38,7 @@ def widen_net(net: ValueNet, hidden: int, scale: float = 0.01,
     if hidden < old:
         raise ValueError(f"--hidden {hidden} is narrower than the net's {old} units")
     wide = ValueNet(net.inputs, (hidden,), net.activation)
-    src, dst = net.state_dict(), {}
+    src = net.state_dict()
     w = torch.randn(hidden, net.inputs, generator=generator) * scale  # (H, F)
     b = torch.randn(hidden, generator=generator) * scale  # (H,)
     w[:old], b[:old] = src["layers.0.weight"], src["layers.0.bias"]

@@ -94,8 +94,9 @@ def load_or_make(cache: Path | None, teacher: str, positions: int, plies: int, s
     log(f"teacher values: {int(data['kept'].sum()):,} plays at {plies}-ply in "
         f"{time.process_time() - started:.0f} core-s")
     if cache is not None:
-        from gammon.engine.files import write_atomic
         import io
+
+        from gammon.engine.files import write_atomic
         buffer = io.BytesIO()
         np.savez_compressed(buffer, teacher=teacher, settings=settings, **data)
         write_atomic(cache, buffer.getvalue())
