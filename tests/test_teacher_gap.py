@@ -16,7 +16,7 @@ from gammon.model.lookahead import look_ahead
 from gammon.train.bench import teacher_gap as tg
 
 TEACHER = "checkpoints/expert-gen3.pt"
-STUDENT = "checkpoints/default.pt"
+STUDENT = "checkpoints/td-2026.pt"
 
 
 @pytest.fixture(scope="module")

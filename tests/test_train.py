@@ -37,7 +37,7 @@ def test_presets_load():
     assert load(ROOT / "configs" / "strong.toml").model.race_hidden == (64,)
     # the 1-ply experiment starts from the shipped networks, both of them
     finetune = load(ROOT / "configs" / "one_ply_finetune.toml")
-    assert finetune.model.init == "checkpoints/default.pt"
+    assert finetune.model.init == "checkpoints/td-2026.pt"
     assert finetune.train.one_ply_share == 1.0 and finetune.model.race_hidden == (64,)
 
 
