@@ -219,7 +219,9 @@ def test_real_gnubg_on_a_few_entries(data):
     for i, e in zip(picks, found):
         assert e["emg"] == pytest.approx(data.emg[i].tolist(), abs=1e-9)
         assert e["mwc"] == pytest.approx(data.mwc[i].tolist(), abs=1e-4)
-        assert e["probabilities"] == pytest.approx(data.probabilities[i].tolist())
+        # gnubg prints probabilities to 3 decimals; its SIMD path differs between CPUs, so a
+        # value near a half can round either way (0.022 or 0.023 seen on two machines)
+        assert e["probabilities"] == pytest.approx(data.probabilities[i].tolist(), abs=1.1e-3)
         assert e["action"] == data.actions[i]
     # the Crawford game: gnubg offers no cube decision
     crawford = ("4HPKAyDgc/ABUA", "8AngAGAAIAAE")

@@ -146,18 +146,20 @@ def test_the_metadata(default_onnx):
     session = ort.InferenceSession(str(default_onnx))
     props = session.get_modelmeta().custom_metadata_map
     assert props["format"] == FORMAT and props["version"] == "1"
-    assert props["variant"] == "standard" and props["networks"] == "main,race"
-    assert props["phases"] == "race"
+    # the shipped net (issue 37): contact and crashed networks of 256 units, one for races
+    assert props["variant"] == "standard" and props["networks"] == "main,race,crashed"
+    assert set(props["phases"].split(",")) == {"race", "crashed"}
     assert props["main.encoding"] == "advanced" and props["main.inputs"] == "232"
-    assert props["main.hidden"] == "128" and props["race.hidden"] == "64"
+    assert props["main.hidden"] == props["crashed.hidden"] == "256"
+    assert props["race.hidden"] == "64"
     assert props["main.activation"] == props["race.activation"] == "sigmoid"
     assert props["outputs"].split(",") == ["win_backgammon", "win_gammon", "win_single",
                                            "lose_single", "lose_gammon", "lose_backgammon"]
     assert "model.encoding" in props["input_layout"] and props["source"] == "default.pt"
     assert [(i.name, i.shape[1]) for i in session.get_inputs()] == [
-        ("main_inputs", 232), ("race_inputs", 232)]
+        ("main_inputs", 232), ("race_inputs", 232), ("crashed_inputs", 232)]
     assert [(o.name, o.shape[1]) for o in session.get_outputs()] == [
-        ("main_probabilities", 6), ("race_probabilities", 6)]
+        ("main_probabilities", 6), ("race_probabilities", 6), ("crashed_probabilities", 6)]
     assert isinstance(session.get_inputs()[0].shape[0], str)  # a dynamic batch axis
     model = onnx.load(str(default_onnx))
     onnx.checker.check_model(model)

@@ -19,8 +19,24 @@ def test_default_model_is_small_and_complete():
     # the expert inputs, and a network of its own for races
     assert payload["model"]["encoding"] == "advanced" and payload["model"]["variant"] == "standard"
     assert payload["phases"]["race"]["model"]["encoding"] == "advanced"
+    # issue 37's stop rule: the expert iteration's best net, its contact and crashed networks
+    # of 256 hidden units trained on the mined 2-ply labels (hundreds of thousands of rows)
+    assert payload["model"]["hidden"] == [256] and "crashed" in payload["phases"]
+    learned = json.loads(payload["stage2"])
+    assert learned["rows"] >= 400_000
+    assert all(d["path"].startswith("checkpoints/expert/x") for d in learned["datasets"])
+
+
+def test_the_td_net_stays_beside_it():
+    """The TD net that was shipped until issue 37 (configs/strong.toml's run) keeps its file:
+    the recipes that start from it name checkpoints/td-2026.pt."""
+    payload = ckpt.load(DEFAULT.with_name("td-2026.pt"))
+    assert payload["model"]["hidden"] == [128] and "crashed" not in payload["phases"]
     results = json.loads(payload["results"])
     assert results and results[-1]["games_trained"] >= 1_000_000
+    for recipe in ("stage2", "td_continue", "one_ply_finetune", "same-compute-mined"):
+        config = (DEFAULT.parent.parent / "configs" / f"{recipe}.toml").read_text()
+        assert 'init = "checkpoints/td-2026.pt"' in config
 
 
 def test_the_classic_network_stays_for_the_variants_it_started():
