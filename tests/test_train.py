@@ -35,7 +35,7 @@ def test_presets_load():
         config = load(ROOT / "configs" / f"{name}.toml")
         assert config.model.encoding == encoding and config.train.games > 0
     assert load(ROOT / "configs" / "strong.toml").model.race_hidden == (64,)
-    # the 1-ply experiment starts from the shipped networks, both of them
+    # the 1-ply experiment starts from the TD net (shipped when it ran), both its networks
     finetune = load(ROOT / "configs" / "one_ply_finetune.toml")
     assert finetune.model.init == "checkpoints/td-2026.pt"
     assert finetune.train.one_ply_share == 1.0 and finetune.model.race_hidden == (64,)
