@@ -12,6 +12,7 @@ import pytest
 
 from gammon.engine.formats.sgf import parse_sgf
 from gammon.eval.analysis.plays import CubeView, cubeful_after, play_probabilities
+from gammon.eval.review.grade import TIE_DIGITS
 from gammon.eval.review.marks import Thresholds
 from gammon.eval.review.report import prepare, review
 from gammon.eval.review.source import ReviewInputError
@@ -84,7 +85,7 @@ def test_the_report_has_every_key_of_the_interface(sgf_report):
             assert DECISION_KEYS <= set(d)
             kinds.add(d["kind"])
             assert len(d["board"]) == 26 and d["loss"] >= 0 and 1 <= len(d["options"]) <= 5
-            assert d["options"] == sorted(d["options"], key=lambda o: -round(o["equity"], 7))
+            assert d["options"] == sorted(d["options"], key=lambda o: -round(o["equity"], TIE_DIGITS))
             assert d["cube"]["owner"] in (-1, 0, 1) and d["cube"]["value"] >= 1
             if d["kind"] == "checker":
                 assert abs(d["loss"] - (d["options"][0]["equity"] - d["equity_played"])) \

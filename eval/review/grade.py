@@ -35,6 +35,10 @@ from .marks import Thresholds
 from .rolls import TurnRolls
 from .values import CubeValues, TurnState
 
+# equities equal to this many decimals are a tie (float noise of the same value by two
+# paths); ties go to the better cubeless money equity, as gnubg breaks them
+TIE_DIGITS = 7
+
 CLOSE = 0.16  # a cube decision is close when doubling costs less than this
 OPTIONS = 5  # options listed per decision
 
@@ -86,7 +90,7 @@ def checker_decision(turn: Turn, rolls: TurnRolls, rules, thresholds: Thresholds
     # is played) by their cubeless money equity, as gnubg breaks such ties
     cubeless = equity_of_five(table.p5[rows])  # (k,)
     tie = {k: float(c) for k, c in zip(rows, cubeless)}
-    order = sorted(rows, key=lambda k: (-round(float(table.values[k]), 7), -tie[k]))
+    order = sorted(rows, key=lambda k: (-round(float(table.values[k]), TIE_DIGITS), -tie[k]))
 
     def words(k: int) -> str:
         if table.dice_used[k] == 0:
